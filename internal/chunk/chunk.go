@@ -1,0 +1,76 @@
+// Package chunk is the parse+chunk stage of the index pipeline: it turns one
+// file's bytes into [Chunk]s that follow definitions (functions, methods,
+// types, module-level blocks), using tree-sitter grammars where ctx has one
+// and line windows (Markdown: headings) everywhere else.
+//
+// Invariants, for every chunk of a file of n bytes:
+//   - 0 <= StartByte < EndByte <= n, and StartLine/EndLine are the 1-based,
+//     inclusive lines of those bytes;
+//   - chunks of one file are sorted by StartByte and never overlap;
+//   - no input, however malformed (invalid UTF-8, truncated source, binary
+//     noise), makes the chunker panic.
+package chunk
+
+// Version identifies the chunking rules. It is part of the index identity:
+// a change makes `ctx status` report the index as stale and `ctx index`
+// rebuild every file's chunks.
+//
+//	1: tree-sitter definitions for 17 languages, line-window and Markdown fallback.
+const Version = 1
+
+// Kind names what a chunk holds.
+type Kind string
+
+// Chunk kinds. Definitions use the kind of the construct; everything that is
+// not a definition is a [KindBlock] (grouped top-level statements), a
+// [KindSection] (a Markdown heading and its body) or a [KindWindow] (a window
+// of lines from a file with no grammar).
+const (
+	KindFunction  Kind = "function"
+	KindMethod    Kind = "method"
+	KindClass     Kind = "class"
+	KindStruct    Kind = "struct"
+	KindInterface Kind = "interface"
+	KindTrait     Kind = "trait"
+	KindEnum      Kind = "enum"
+	KindType      Kind = "type"
+	KindImpl      Kind = "impl"
+	KindModule    Kind = "module"
+	KindConst     Kind = "const"
+	KindVar       Kind = "var"
+	KindMacro     Kind = "macro"
+	KindBlock     Kind = "block"
+	KindSection   Kind = "section"
+	KindWindow    Kind = "window"
+)
+
+// Chunk is one retrievable piece of a file.
+type Chunk struct {
+	// Kind is what the chunk holds.
+	Kind Kind
+	// Symbol is the defined name, qualified the way the language's users
+	// write it: "ReadMIMEHeader", "(*Reader).ReadMIMEHeader" for a Go
+	// method, "Router.handle" for a method elsewhere. Empty for blocks and
+	// windows; the heading text for Markdown sections.
+	Symbol string
+	// Name is the bare defined name ("ReadMIMEHeader"); empty when Symbol is.
+	Name string
+	// Breadcrumb is the chain of enclosing definitions, outermost first,
+	// joined by " > " (e.g. "class Router > def handle"); empty at top level.
+	Breadcrumb string
+	// Signature is the definition's header on one line (whitespace
+	// collapsed, at most 200 bytes), e.g. "func (r *Reader) ReadMIMEHeader() (MIMEHeader, error)".
+	Signature string
+	// Doc is the doc comment or docstring attached to the definition, with
+	// comment markers stripped; empty when there is none.
+	Doc string
+	// StartLine and EndLine are 1-based and inclusive.
+	StartLine, EndLine int
+	// StartByte and EndByte are 0-based byte offsets, half-open: the chunk's
+	// text is src[StartByte:EndByte]. The range includes the doc comment.
+	StartByte, EndByte int
+	// Part is 0 for a whole definition, and 1, 2, … for the pieces of a long
+	// definition split at statement boundaries; pieces keep the Symbol,
+	// Kind, Breadcrumb and Signature of the whole.
+	Part int
+}

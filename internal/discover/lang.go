@@ -1,0 +1,102 @@
+package discover
+
+import (
+	"path"
+	"strings"
+)
+
+// Language identifiers returned by [Language]. Tree-sitter chunking exists for
+// the first group; every other text file is chunked by the line-window
+// fallback (Markdown by headings).
+const (
+	LangGo         = "go"
+	LangPython     = "python"
+	LangJavaScript = "javascript"
+	LangTypeScript = "typescript"
+	LangTSX        = "tsx"
+	LangJava       = "java"
+	LangRust       = "rust"
+	LangC          = "c"
+	LangCPP        = "cpp"
+	LangCSharp     = "csharp"
+	LangRuby       = "ruby"
+	LangPHP        = "php"
+	LangKotlin     = "kotlin"
+	LangSwift      = "swift"
+	LangScala      = "scala"
+	LangLua        = "lua"
+	LangElixir     = "elixir"
+	LangBash       = "bash"
+
+	LangMarkdown = "markdown"
+	LangText     = "text"
+)
+
+// extLang maps a lower-case file extension (with its dot) to a language.
+var extLang = map[string]string{
+	".go":       LangGo,
+	".py":       LangPython,
+	".pyi":      LangPython,
+	".js":       LangJavaScript,
+	".mjs":      LangJavaScript,
+	".cjs":      LangJavaScript,
+	".jsx":      LangJavaScript,
+	".ts":       LangTypeScript,
+	".mts":      LangTypeScript,
+	".cts":      LangTypeScript,
+	".tsx":      LangTSX,
+	".java":     LangJava,
+	".rs":       LangRust,
+	".c":        LangC,
+	".h":        LangC,
+	".cc":       LangCPP,
+	".cpp":      LangCPP,
+	".cxx":      LangCPP,
+	".c++":      LangCPP,
+	".hh":       LangCPP,
+	".hpp":      LangCPP,
+	".hxx":      LangCPP,
+	".ipp":      LangCPP,
+	".inl":      LangCPP,
+	".cs":       LangCSharp,
+	".rb":       LangRuby,
+	".rake":     LangRuby,
+	".php":      LangPHP,
+	".kt":       LangKotlin,
+	".kts":      LangKotlin,
+	".swift":    LangSwift,
+	".scala":    LangScala,
+	".sc":       LangScala,
+	".lua":      LangLua,
+	".ex":       LangElixir,
+	".exs":      LangElixir,
+	".sh":       LangBash,
+	".bash":     LangBash,
+	".zsh":      LangBash,
+	".md":       LangMarkdown,
+	".markdown": LangMarkdown,
+	".mdx":      LangMarkdown,
+}
+
+// nameLang maps well-known extensionless or special file names to a language.
+var nameLang = map[string]string{
+	"Rakefile":  LangRuby,
+	"Gemfile":   LangRuby,
+	"Guardfile": LangRuby,
+	".bashrc":   LangBash,
+	".profile":  LangBash,
+}
+
+// Language returns the language identifier for a slash-separated path, judged
+// by its base name and extension: one of the Lang* constants, or
+// [LangText] for any other file (which is chunked by line windows).
+func Language(p string) string {
+	base := path.Base(p)
+	if l, ok := nameLang[base]; ok {
+		return l
+	}
+	if l, ok := extLang[strings.ToLower(path.Ext(base))]; ok {
+		return l
+	}
+	return LangText
+}
