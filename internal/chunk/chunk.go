@@ -55,8 +55,9 @@ type Chunk struct {
 	Symbol string
 	// Name is the bare defined name ("ReadMIMEHeader"); empty when Symbol is.
 	Name string
-	// Breadcrumb is the chain of enclosing definitions, outermost first,
-	// joined by " > " (e.g. "class Router > def handle"); empty at top level.
+	// Breadcrumb is the chain of names of the enclosing definitions
+	// (module, namespace, class, impl, receiver type), outermost first,
+	// joined by " > " (e.g. "Sinatra > Base"); empty at top level.
 	Breadcrumb string
 	// Signature is the definition's header on one line (whitespace
 	// collapsed, at most 200 bytes), e.g. "func (r *Reader) ReadMIMEHeader() (MIMEHeader, error)".
