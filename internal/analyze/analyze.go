@@ -1,0 +1,207 @@
+// Package analyze turns code and queries into the code-aware token stream
+// that ctx's BM25 index and query use, so both sides of a match go through
+// exactly the same analysis.
+//
+// An identifier run (letters, digits, underscores) is emitted whole and
+// lower-cased, followed by its parts when it has more than one: snake_case,
+// kebab-case (a hyphen between letters), camelCase, PascalCase, acronym runs
+// (getHTTPResponse → gethttpresponse, get, http, response) and digit runs
+// (utf8Decode → utf8decode, utf, 8, decode). Words longer than four bytes
+// also get a light suffix stem beside them (never instead of them), the
+// variant recommended for code search in ../shared/notes/ranking.md.
+package analyze
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxTermBytes is the longest term emitted; longer runs (base64 blobs,
+// hashes) are dropped, since they never make a useful match.
+const MaxTermBytes = 64
+
+// isWordByte reports whether b can be part of an ASCII identifier run.
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// Words calls emit for every identifier run of text, in order, as it
+// appears in the text (case kept), with the run's byte offset in text. A run
+// is a maximal sequence of letters, digits and underscores.
+func Words(text string, emit func(word string, start int)) {
+	i := 0
+	n := len(text)
+	for i < n {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if !isWordByte(c) {
+				i++
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				i += size
+				continue
+			}
+		}
+		start := i
+		for i < n {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if isWordByte(c) {
+					i++
+					continue
+				}
+				break
+			}
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && size == 1 || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			i += size
+		}
+		emit(text[start:i], start)
+	}
+}
+
+// Parts calls emit for each part of one identifier run, in order, keeping
+// case: "getHTTPResponse" → get, HTTP, Response; "snake_case2x" → snake,
+// case, 2, x. A run with a single part emits it once.
+func Parts(word string, emit func(part string)) {
+	n := len(word)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			emit(word[start:end])
+		}
+		start = -1
+	}
+	for i := 0; i < n; {
+		r, size := rune(word[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(word[i:])
+		}
+		switch {
+		case r == '_':
+			flush(i)
+		case start < 0:
+			start = i
+		default:
+			prev, _ := utf8.DecodeLastRuneInString(word[:i])
+			switch {
+			case unicode.IsDigit(r) != unicode.IsDigit(prev):
+				flush(i)
+				start = i
+			case unicode.IsUpper(r) && unicode.IsLower(prev):
+				flush(i)
+				start = i
+			case unicode.IsLower(r) && unicode.IsUpper(prev) && i-start > 1:
+				// "HTTPResponse": the boundary is before the last capital.
+				p := i - utf8.RuneLen(prev)
+				flush(p)
+				start = p
+			}
+		}
+		i += size
+	}
+	flush(n)
+}
+
+// Terms calls emit for every index term of text, in order: each identifier
+// run lower-cased, then its lower-cased parts if it has more than one, then
+// stems of those longer than four bytes when they differ. Runs joined by
+// single hyphens (kebab-case) are also emitted whole, joined by "_", after
+// their last run. Terms longer than [MaxTermBytes] are dropped.
+func Terms(text string, emit func(term string)) {
+	var parts []string
+	kebabStart, prevEnd := -1, -1
+	Words(text, func(w string, start int) {
+		end := start + len(w)
+		if prevEnd >= 0 && start == prevEnd+1 && text[prevEnd] == '-' && isLetter(text[start]) {
+			if kebabStart < 0 {
+				kebabStart = prevEnd - 1
+				for kebabStart > 0 && isWordByte(text[kebabStart-1]) {
+					kebabStart--
+				}
+			}
+			defer func() {
+				if k := text[kebabStart:end]; len(k) <= MaxTermBytes {
+					emit(strings.ReplaceAll(lower(k), "-", "_"))
+				}
+			}()
+		} else {
+			kebabStart = -1
+		}
+		prevEnd = end
+		if len(w) > MaxTermBytes {
+			return
+		}
+		whole := lower(w)
+		emit(whole)
+		parts = parts[:0]
+		Parts(w, func(p string) { parts = append(parts, p) })
+		if len(parts) > 1 {
+			for _, p := range parts {
+				lp := lower(p)
+				emit(lp)
+				if s := Stem(lp); s != lp {
+					emit(s)
+				}
+			}
+		} else if s := Stem(whole); s != whole {
+			emit(s)
+		}
+	})
+}
+
+// TermList returns [Terms] of text as a slice.
+func TermList(text string) []string {
+	var out []string
+	Terms(text, func(t string) { out = append(out, t) })
+	return out
+}
+
+// isLetter reports whether b is an ASCII letter.
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// lower is strings.ToLower without the allocation when w is already lower case.
+func lower(w string) string {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			return strings.ToLower(w)
+		}
+	}
+	return w
+}
+
+// Stem strips one common English inflection from a lower-case word longer
+// than four bytes ("handlers" → "handler", "parsing" → "pars", "closed" →
+// "clos"); shorter words and words that do not end in a known suffix are
+// returned unchanged. It is deliberately light: the stem is indexed beside
+// the original, so precision comes from the original and recall from the
+// stem.
+func Stem(w string) string {
+	if len(w) <= 4 {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 5:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	case strings.HasSuffix(w, "ing") && len(w) > 6:
+		return w[:len(w)-3]
+	case strings.HasSuffix(w, "ed") && len(w) > 5:
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "es") && len(w) > 5 && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s"):
+		return w[:len(w)-1]
+	}
+	return w
+}

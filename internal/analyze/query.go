@@ -1,0 +1,267 @@
+package analyze
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// QueryKind classifies a query for channel weighting and ranking.
+type QueryKind string
+
+// Query kinds, after ../shared/notes/ranking.md ("one token with capitals,
+// underscores, :: or . → symbol query").
+const (
+	// QuerySymbol is a single identifier-like token: "ReadMIMEHeader",
+	// "http.Server", "parse_args", "Foo::bar".
+	QuerySymbol QueryKind = "symbol"
+	// QueryNatural is a short natural-language question or phrase.
+	QueryNatural QueryKind = "natural"
+	// QueryLong is a long text (an issue, a traceback, a log): more than
+	// [LongQueryWords] words or more than two lines.
+	QueryLong QueryKind = "long"
+)
+
+// LongQueryWords is the word count above which a query is [QueryLong].
+const LongQueryWords = 40
+
+// Term is one analyzed query term with its weight: how many times it was
+// produced by the query (identifier parts and stems included), times 2 for
+// terms that come from an identifier written in code style.
+type Term struct {
+	Text   string
+	Weight float64
+}
+
+// Frame is one stack-trace frame found in a query.
+type Frame struct {
+	// Path is the file path as written (slashes, possibly absolute).
+	Path string
+	// Line is the 1-based line, 0 when absent.
+	Line int
+	// Func is the function name when the frame gives one.
+	Func string
+}
+
+// Query is the analysis of one search query.
+type Query struct {
+	Raw  string
+	Kind QueryKind
+	// Terms are the unique analyzed terms, stopwords removed, in order of
+	// first appearance.
+	Terms []Term
+	// Symbols are identifiers written in code style, case kept, unique: a
+	// camelCase/PascalCase/snake_case word, a dotted or :: name, a call
+	// "name(", or anything in backticks.
+	Symbols []string
+	// Paths are path-like tokens ("net/http/server.go", "server.go",
+	// "django/db/models"), slash-separated, unique.
+	Paths []string
+	// Phrases are the double-quoted phrases of the query.
+	Phrases []string
+	// Frames are stack-trace frames (Python, Go, JavaScript, Java styles).
+	Frames []Frame
+	// Words is the number of identifier runs in the query.
+	Words int
+}
+
+var (
+	rePyFrame   = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?`)
+	reGoFrame   = regexp.MustCompile(`(?m)^\s*(/?[\w./\-]+\.go):(\d+)`)
+	reJSFrame   = regexp.MustCompile(`at (?:([\w.$<>]+) )?\(?((?:[\w.\-]+/)*[\w.\-]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?`)
+	reJavaFrame = regexp.MustCompile(`at ([\w.$]+)\.([\w$<>]+)\(([\w]+\.(?:java|kt|scala)):(\d+)\)`)
+	rePathTok   = regexp.MustCompile(`(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]+|[A-Za-z0-9_\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|swift|scala|lua|ex|exs|sh|md|json|ya?ml|toml)\b`)
+	reBacktick  = regexp.MustCompile("`([^`\n]{1,120})`")
+	reQuoted    = regexp.MustCompile(`"([^"\n]{2,120})"`)
+	reDotted    = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+`)
+	reCall      = regexp.MustCompile(`([A-Za-z_$][\w$]*)\(`)
+)
+
+// Analyze analyzes one query. It never fails: an empty or punctuation-only
+// query yields a Query with no terms.
+func Analyze(raw string) *Query {
+	q := &Query{Raw: raw}
+	seenSym := map[string]bool{}
+	addSym := func(s string) {
+		s = strings.Trim(s, ".:#->()")
+		if s == "" || len(s) > 120 || seenSym[s] {
+			return
+		}
+		seenSym[s] = true
+		q.Symbols = append(q.Symbols, s)
+	}
+	seenPath := map[string]bool{}
+	addPath := func(p string) {
+		p = strings.TrimLeft(strings.TrimRight(p, ".,:;)"), "(")
+		if p == "" || seenPath[p] || !strings.ContainsAny(p, "/.") {
+			return
+		}
+		// "e.g", "i.e", version numbers and URLs are not paths.
+		if strings.Contains(p, "://") || strings.HasPrefix(p, "www.") {
+			return
+		}
+		seenPath[p] = true
+		q.Paths = append(q.Paths, p)
+	}
+
+	for _, m := range rePyFrame.FindAllStringSubmatch(raw, -1) {
+		q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2]), Func: m[3]})
+	}
+	for _, m := range reGoFrame.FindAllStringSubmatch(raw, -1) {
+		q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2])})
+	}
+	for _, m := range reJSFrame.FindAllStringSubmatch(raw, -1) {
+		q.Frames = append(q.Frames, Frame{Path: m[2], Line: atoi(m[3]), Func: m[1]})
+	}
+	for _, m := range reJavaFrame.FindAllStringSubmatch(raw, -1) {
+		q.Frames = append(q.Frames, Frame{Path: m[3], Line: atoi(m[4]), Func: m[2]})
+	}
+	for _, m := range reQuoted.FindAllStringSubmatch(raw, -1) {
+		q.Phrases = append(q.Phrases, m[1])
+	}
+	for _, m := range reBacktick.FindAllStringSubmatch(raw, -1) {
+		inner := strings.TrimSpace(m[1])
+		if !strings.ContainsAny(inner, " \t") {
+			addSym(inner)
+		}
+	}
+	for _, m := range rePathTok.FindAllString(raw, -1) {
+		if !strings.Contains(m, "/") && reDotted.MatchString(m) && !hasSourceExt(m) {
+			continue // "obj.method" is a symbol, not a path
+		}
+		addPath(m)
+	}
+	for _, f := range q.Frames {
+		addPath(f.Path)
+		if f.Func != "" && f.Func != "<module>" {
+			addSym(f.Func)
+		}
+	}
+	for _, m := range reDotted.FindAllString(raw, -1) {
+		if hasSourceExt(m) || seenPath[m] {
+			continue
+		}
+		addSym(m)
+	}
+	for _, m := range reCall.FindAllStringSubmatch(raw, -1) {
+		if !stopwords[strings.ToLower(m[1])] {
+			addSym(m[1])
+		}
+	}
+
+	weights := map[string]float64{}
+	var order []string
+	add := func(t string, w float64) {
+		if stopwords[t] || len(t) < 2 && !isDigitString(t) {
+			return
+		}
+		if _, ok := weights[t]; !ok {
+			order = append(order, t)
+		}
+		weights[t] += w
+	}
+	Words(raw, func(w string, _ int) {
+		q.Words++
+		if IsIdentifier(w) {
+			addSym(w)
+		}
+	})
+	codeWords := map[string]bool{}
+	for _, s := range q.Symbols {
+		Words(s, func(w string, _ int) { codeWords[w] = true })
+	}
+	Words(raw, func(w string, _ int) {
+		wt := 1.0
+		if codeWords[w] {
+			wt = 2
+		}
+		Terms(w, func(t string) { add(t, wt) })
+	})
+	for _, t := range order {
+		q.Terms = append(q.Terms, Term{Text: t, Weight: weights[t]})
+	}
+
+	lines := strings.Count(strings.TrimSpace(raw), "\n") + 1
+	switch {
+	case q.Words > LongQueryWords || lines > 2:
+		q.Kind = QueryLong
+	case q.Words >= 1 && len(strings.Fields(raw)) == 1 && (len(q.Symbols) > 0 || len(q.Paths) > 0):
+		q.Kind = QuerySymbol
+	default:
+		q.Kind = QueryNatural
+	}
+	return q
+}
+
+// TopTerms returns up to n terms with the highest weights, ties broken by
+// order of appearance.
+func (q *Query) TopTerms(n int) []Term {
+	ts := append([]Term(nil), q.Terms...)
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Weight > ts[j].Weight })
+	if len(ts) > n {
+		ts = ts[:n]
+	}
+	return ts
+}
+
+// IsIdentifier reports whether one identifier run is written in code style:
+// it mixes lower and upper case after the first letter (camelCase,
+// PascalCase with a second capital, ACRONYMWord), contains an underscore
+// between letters, or mixes letters and digits.
+func IsIdentifier(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	var lowerSeen, upperAfterFirst, underscore, letter, digit bool
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lowerSeen, letter = true, true
+		case c >= 'A' && c <= 'Z':
+			letter = true
+			if i > 0 {
+				upperAfterFirst = true
+			}
+		case c == '_':
+			if i > 0 && i < len(w)-1 {
+				underscore = true
+			}
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	return upperAfterFirst && lowerSeen || underscore && letter || digit && letter && lowerSeen && !isDigitString(strings.TrimLeft(w, "abcdefghijklmnopqrstuvwxyz"))
+}
+
+// hasSourceExt reports whether p ends in a source-file extension.
+func hasSourceExt(p string) bool {
+	switch path.Ext(p) {
+	case ".go", ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".java", ".rs", ".c", ".h",
+		".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".kt", ".swift", ".scala", ".lua", ".ex", ".exs",
+		".sh", ".md", ".json", ".yaml", ".yml", ".toml":
+		return true
+	}
+	return false
+}
+
+func isDigitString(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s) && i < 9; i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}

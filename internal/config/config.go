@@ -1,0 +1,157 @@
+// Package config resolves ctx's settings. Precedence is flags, then CTX_*
+// environment variables, then defaults; this is the only package that reads
+// the environment.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Config holds every setting. The zero value is not useful; use [Default]
+// or [Load].
+type Config struct {
+	// CacheDir holds one index database per indexed root. Default:
+	// os.UserCacheDir()/ctx (so XDG_CACHE_HOME moves it); CTX_CACHE_DIR or
+	// --cache-dir override it.
+	CacheDir string
+	// Home is the user's home directory, which ctx refuses to index itself
+	// without Force. Empty when it cannot be determined.
+	Home string
+	// Force allows indexing "/" or the home directory itself (--force).
+	Force bool
+	// MaxFileBytes is the discovery size cap in bytes. Default 1 MiB
+	// (1<<20); CTX_MAX_FILE_BYTES overrides it.
+	MaxFileBytes int64
+	// IncludeSecrets indexes secret files (.env, keys, certificates) too.
+	// Default false; CTX_INCLUDE_SECRETS=1 sets it.
+	IncludeSecrets bool
+	// Exclude holds extra gitignore-syntax patterns, relative to the root
+	// (CTX_EXCLUDE, comma-separated).
+	Exclude []string
+	// Embed selects the embedding provider.
+	Embed Embed
+	// LogLevel is "debug", "info", "warn" or "error" (CTX_LOG_LEVEL).
+	// Default "warn".
+	LogLevel string
+}
+
+// Embed selects and configures the embedding provider.
+type Embed struct {
+	// Provider is "none" (lexical-only, the default until the built-in
+	// model ships), "ollama" or "openai" (CTX_EMBED_PROVIDER).
+	Provider string
+	// Model is the provider's model name (CTX_EMBED_MODEL). Defaults:
+	// ollama "nomic-embed-text", openai "text-embedding-3-small".
+	Model string
+	// BaseURL is the service address (CTX_EMBED_URL). Defaults: ollama
+	// http://127.0.0.1:11434, openai https://api.openai.com/v1.
+	BaseURL string
+	// APIKey is the bearer key for openai-compatible services
+	// (CTX_EMBED_API_KEY, else OPENAI_API_KEY).
+	APIKey string
+	// Dims is the vector length; 0 learns it from the first response
+	// (CTX_EMBED_DIMS).
+	Dims int
+	// BatchSize is how many texts go in one request (CTX_EMBED_BATCH).
+	// Default 64.
+	BatchSize int
+}
+
+// Default returns the defaults, with CacheDir and Home resolved from the
+// operating system.
+func Default() Config {
+	c := Config{
+		MaxFileBytes: 1 << 20,
+		LogLevel:     "warn",
+		Embed:        Embed{Provider: "none", BatchSize: 64},
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		c.CacheDir = filepath.Join(d, "ctx")
+	} else {
+		c.CacheDir = filepath.Join(os.TempDir(), "ctx-cache")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		c.Home = h
+	}
+	return c
+}
+
+// Load returns the defaults overridden by CTX_* environment variables.
+// Flags are applied by the caller afterwards. Errors name the variable and
+// its bad value.
+func Load() (Config, error) {
+	c := Default()
+	if v := os.Getenv("CTX_CACHE_DIR"); v != "" {
+		c.CacheDir = v
+	}
+	if v := os.Getenv("CTX_MAX_FILE_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("CTX_MAX_FILE_BYTES=%q: want a positive number of bytes", v)
+		}
+		c.MaxFileBytes = n
+	}
+	if v := os.Getenv("CTX_INCLUDE_SECRETS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("CTX_INCLUDE_SECRETS=%q: want true or false", v)
+		}
+		c.IncludeSecrets = b
+	}
+	if v := os.Getenv("CTX_EXCLUDE"); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				c.Exclude = append(c.Exclude, p)
+			}
+		}
+	}
+	if v := os.Getenv("CTX_LOG_LEVEL"); v != "" {
+		c.LogLevel = strings.ToLower(v)
+	}
+	if v := os.Getenv("CTX_EMBED_PROVIDER"); v != "" {
+		c.Embed.Provider = strings.ToLower(v)
+	}
+	c.Embed.Model = os.Getenv("CTX_EMBED_MODEL")
+	c.Embed.BaseURL = os.Getenv("CTX_EMBED_URL")
+	c.Embed.APIKey = os.Getenv("CTX_EMBED_API_KEY")
+	if c.Embed.APIKey == "" {
+		c.Embed.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if v := os.Getenv("CTX_EMBED_DIMS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("CTX_EMBED_DIMS=%q: want a non-negative integer", v)
+		}
+		c.Embed.Dims = n
+	}
+	if v := os.Getenv("CTX_EMBED_BATCH"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("CTX_EMBED_BATCH=%q: want a positive integer", v)
+		}
+		c.Embed.BatchSize = n
+	}
+	return c, c.Validate()
+}
+
+// Validate checks settings that flags or the environment may have broken.
+func (c *Config) Validate() error {
+	switch c.Embed.Provider {
+	case "none", "ollama", "openai":
+	default:
+		return fmt.Errorf("embedding provider %q: want none, ollama or openai", c.Embed.Provider)
+	}
+	if c.MaxFileBytes <= 0 {
+		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	return nil
+}

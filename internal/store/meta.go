@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Meta keys written by the engine.
+const (
+	MetaRoot        = "root"
+	MetaIdentity    = "identity"
+	MetaGeneration  = "generation"
+	MetaLastIndexed = "last_indexed" // RFC 3339
+	MetaSkips       = "skips"        // JSON object: reason → count
+	MetaEmbedModel  = "embed_model"
+	MetaChunker     = "chunker_version"
+)
+
+// Meta returns the value stored under key, or "" when there is none.
+func (db *DB) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading meta %s: %v", key, err)
+	}
+	return v, nil
+}
+
+// SetMeta stores values under their keys in one transaction.
+func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("writing meta: %v", err)
+	}
+	defer tx.Rollback()
+	for k, v := range kv {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, v); err != nil {
+			return fmt.Errorf("writing meta %s: %v", k, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("writing meta: %v", err)
+	}
+	return nil
+}

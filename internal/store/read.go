@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// FileState is what incremental indexing needs to know about a stored file.
+type FileState struct {
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+	Hash    []byte
+}
+
+// FileStates returns every stored file by path.
+func (db *DB) FileStates(ctx context.Context) (map[string]FileState, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT path, size, mtime, hash FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("listing files: %v", err)
+	}
+	defer rows.Close()
+	out := map[string]FileState{}
+	for rows.Next() {
+		var p string
+		var s FileState
+		if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Hash); err != nil {
+			return nil, fmt.Errorf("listing files: %v", err)
+		}
+		out[p] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing files: %v", err)
+	}
+	return out, nil
+}
+
+// TouchFile records a new mtime for a file whose content hash did not
+// change, so the next run skips it on size+mtime alone.
+func (db *DB) TouchFiles(ctx context.Context, mtimes map[string]int64) error {
+	if len(mtimes) == 0 {
+		return nil
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("touching files: %v", err)
+	}
+	defer tx.Rollback()
+	for p, m := range mtimes {
+		if _, err := tx.ExecContext(ctx, `UPDATE files SET mtime = ? WHERE path = ?`, m, p); err != nil {
+			return fmt.Errorf("touching %s: %v", p, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("touching files: %v", err)
+	}
+	return nil
+}
+
+// Hit is one chunk found by a channel, with its channel score (higher is
+// better).
+type Hit struct {
+	ChunkID int64
+	Score   float64
+}
+
+// FTSWeights are the BM25 column weights of chunks_fts, in column order:
+// name, path, doc, body.
+type FTSWeights [4]float64
+
+// SearchFTS runs an FTS5 MATCH expression and returns up to limit chunks
+// ranked by FTS5's bm25() with the given column weights. Scores are
+// returned negated so that higher is better. An empty match returns nil.
+func (db *DB) SearchFTS(ctx context.Context, match string, w FTSWeights, limit int) ([]Hit, error) {
+	if strings.TrimSpace(match) == "" {
+		return nil, nil
+	}
+	q := fmt.Sprintf(`SELECT rowid, -bm25(chunks_fts, %g, %g, %g, %g) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, %g, %g, %g, %g) LIMIT ?`,
+		w[0], w[1], w[2], w[3], w[0], w[1], w[2], w[3])
+	rows, err := db.r.QueryContext(ctx, q, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search %q: %v", match, err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+			return nil, fmt.Errorf("full-text search: %v", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("full-text search %q: %v", match, err)
+	}
+	return out, nil
+}
+
+// DocFreqs returns, for each term, the number of chunks whose FTS row
+// contains it (any column). Unknown terms map to 0.
+func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, error) {
+	out := make(map[string]int, len(terms))
+	if len(terms) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+		out[t] = 0
+	}
+	q := `SELECT term, doc FROM chunks_vocab WHERE term IN (?` + strings.Repeat(",?", len(terms)-1) + `)`
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading document frequencies: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, fmt.Errorf("reading document frequencies: %v", err)
+		}
+		out[t] = n
+	}
+	return out, rows.Err()
+}
+
+// ChunkRow is a stored chunk with its file's path and language.
+type ChunkRow struct {
+	Chunk
+	Path     string
+	Language string
+	FileSize int64
+	FileTime int64 // Unix nanoseconds
+}
+
+const chunkCols = `c.id, c.file_id, c.kind, c.symbol, c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
+
+func (db *DB) queryChunks(ctx context.Context, where string, args ...any) ([]ChunkRow, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading chunks: %v", err)
+	}
+	defer rows.Close()
+	var out []ChunkRow
+	for rows.Next() {
+		var r ChunkRow
+		if err := rows.Scan(&r.ID, &r.FileID, &r.Kind, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
+			&r.StartByte, &r.EndByte, &r.Part, &r.EmbedKey, &r.Path, &r.Language, &r.FileSize, &r.FileTime); err != nil {
+			return nil, fmt.Errorf("reading chunks: %v", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading chunks: %v", err)
+	}
+	return out, nil
+}
+
+// Chunks returns the chunks with the given ids, in no particular order;
+// ids that no longer exist are left out.
+func (db *DB) Chunks(ctx context.Context, ids []int64) ([]ChunkRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	b.WriteString("c.id IN (")
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", id)
+	}
+	b.WriteByte(')')
+	return db.queryChunks(ctx, b.String())
+}
+
+// ChunksByName returns up to limit chunks whose bare defined name equals
+// one of names, ignoring case.
+func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]ChunkRow, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(names)+1)
+	for _, n := range names {
+		args = append(args, n)
+	}
+	args = append(args, limit)
+	return db.queryChunks(ctx, `c.name <> '' AND c.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) LIMIT ?`, args...)
+}
+
+// FileChunks returns the chunks of one file ordered by position.
+func (db *DB) FileChunks(ctx context.Context, path string) ([]ChunkRow, error) {
+	return db.queryChunks(ctx, `f.path = ? ORDER BY c.start_byte`, path)
+}
+
+// Vectors returns the embedding blobs of the given keys.
+func (db *DB) Vectors(ctx context.Context, each func(chunkID int64, vec []byte) error) error {
+	rows, err := db.r.QueryContext(ctx, `SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.key = c.embed_key`)
+	if err != nil {
+		return fmt.Errorf("reading vectors: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v []byte
+		if err := rows.Scan(&id, &v); err != nil {
+			return fmt.Errorf("reading vectors: %v", err)
+		}
+		if err := each(id, v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// HasVectors reports which of keys already have a stored embedding.
+func (db *DB) HasVectors(ctx context.Context, keys [][]byte) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, k := range keys {
+		var one int
+		err := db.r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE key = ?`, k).Scan(&one)
+		if err == nil {
+			out[string(k)] = true
+		}
+	}
+	return out, nil
+}
+
+// Counts summarises the index.
+type Counts struct {
+	Files     int
+	Chunks    int
+	Vectors   int
+	Languages map[string]int // files per language
+}
+
+// Count returns the index's counts.
+func (db *DB) Count(ctx context.Context) (Counts, error) {
+	c := Counts{Languages: map[string]int{}}
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks), (SELECT count(*) FROM embeddings)`).
+		Scan(&c.Files, &c.Chunks, &c.Vectors); err != nil {
+		return c, fmt.Errorf("counting: %v", err)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT language, count(*) FROM files GROUP BY language`)
+	if err != nil {
+		return c, fmt.Errorf("counting languages: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l string
+		var n int
+		if err := rows.Scan(&l, &n); err != nil {
+			return c, fmt.Errorf("counting languages: %v", err)
+		}
+		c.Languages[l] = n
+	}
+	return c, rows.Err()
+}

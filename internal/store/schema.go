@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// migrations[i] moves a database from schema i to i+1. Append only.
+var migrations = []string{
+	0: `
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  language TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  lines INTEGER NOT NULL
+);
+CREATE TABLE chunks(
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  symbol TEXT NOT NULL,
+  name TEXT NOT NULL,
+  breadcrumb TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  part INTEGER NOT NULL,
+  embed_key BLOB
+);
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE INDEX chunks_name ON chunks(name COLLATE NOCASE) WHERE name <> '';
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+  name, path, doc, body,
+  content='', contentless_delete=1,
+  tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+CREATE TABLE embeddings(key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
+`,
+}
+
+func init() {
+	if len(migrations) != SchemaVersion {
+		panic("store: migrations and SchemaVersion disagree")
+	}
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("creating meta: %v", err)
+	}
+	v, err := schemaVersion(ctx, db.w)
+	if err != nil {
+		return err
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		tx, err := db.w.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+		}
+		stmt := migrations[v]
+		if v == 0 {
+			// meta was created above so the version could be read.
+			stmt = stmt[len("\nCREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"):]
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)`, strconv.Itoa(v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) checkSchema(ctx context.Context) error {
+	v, err := schemaVersion(ctx, db.r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v > SchemaVersion:
+		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
+	case v < SchemaVersion:
+		return fmt.Errorf("index schema %d is older than %d: run `ctx index` to migrate", v, SchemaVersion)
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func schemaVersion(ctx context.Context, q queryer) (int, error) {
+	var s string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading schema version: %v", err)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("reading schema version %q: %v", s, err)
+	}
+	return n, nil
+}

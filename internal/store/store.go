@@ -1,0 +1,165 @@
+// Package store is ctx's storage: one SQLite database per indexed root (WAL,
+// FTS5), the single source of truth for files, chunks, their BM25 index and
+// their embeddings.
+//
+// Invariants (../shared/DESIGN.md, storage):
+//   - every write goes through [DB.Apply], which runs in one transaction
+//     holding whole files only: a file's chunks, FTS rows and vectors change
+//     together or not at all;
+//   - embeddings are content-addressed by embed.CacheKey, so re-indexing
+//     never re-embeds text seen before;
+//   - the index identity (schema, chunker, embedding model) is stored in the
+//     meta table and compared on open by the engine.
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (FTS5 built in)
+)
+
+// SchemaVersion is the database layout version.
+//
+//	1: files, chunks, contentless FTS5 chunks_fts(name, path, doc, body), embeddings, meta.
+const SchemaVersion = 1
+
+// MinReadableSchema is the oldest schema this build can migrate from.
+const MinReadableSchema = 1
+
+// ErrNotIndexed is returned by [Open] with [Options.MustExist] when the
+// root has no index database yet.
+var ErrNotIndexed = errors.New("not indexed")
+
+// ErrSchemaTooNew is returned when the database was written by a newer ctx.
+var ErrSchemaTooNew = errors.New("index written by a newer ctx")
+
+// Options configures [Open]; nil means defaults.
+type Options struct {
+	// MustExist makes Open fail with [ErrNotIndexed] instead of creating
+	// the database.
+	MustExist bool
+	// ReadOnly opens for queries only (no migrations, no writes).
+	ReadOnly bool
+}
+
+// DB is an open index database. It is safe for concurrent use: writes are
+// serialised on one connection, reads use a pool.
+type DB struct {
+	path string
+	w    *sql.DB // single connection: the one writer
+	r    *sql.DB // read pool
+}
+
+// PathFor returns the database file for an indexed root inside cacheDir:
+// cacheDir/<base name of root>-<first 12 hex digits of sha256(root)>.db.
+// root must already be absolute and symlink-resolved.
+func PathFor(cacheDir, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	base := filepath.Base(root)
+	base = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, base)
+	if base == "" || base == "." || base == "/" || base == "_" {
+		base = "root"
+	}
+	return filepath.Join(cacheDir, base+"-"+hex.EncodeToString(sum[:6])+".db")
+}
+
+func dsn(path string, readOnly bool) string {
+	v := url.Values{}
+	v.Add("_pragma", "busy_timeout(10000)")
+	v.Add("_pragma", "foreign_keys(ON)")
+	v.Add("_pragma", "synchronous(NORMAL)")
+	v.Add("_pragma", "cache_size(-16000)")
+	if readOnly {
+		v.Add("mode", "ro")
+	} else {
+		v.Add("_pragma", "journal_mode(WAL)")
+		v.Add("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + v.Encode()
+}
+
+// Open opens (creating and migrating when needed) the database at path.
+// Errors: [ErrNotIndexed] (MustExist and no file), [ErrSchemaTooNew], or a
+// wrapped SQLite error.
+func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if _, err := os.Stat(path); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("opening index %s: %w", path, err)
+		}
+		if opts.MustExist || opts.ReadOnly {
+			return nil, ErrNotIndexed
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("creating index directory: %w", err)
+		}
+	}
+	db := &DB{path: path}
+	var err error
+	if !opts.ReadOnly {
+		db.w, err = sql.Open("sqlite", dsn(path, false))
+		if err != nil {
+			return nil, fmt.Errorf("opening index %s: %v", path, err)
+		}
+		db.w.SetMaxOpenConns(1)
+		if err := db.migrate(ctx); err != nil {
+			db.w.Close()
+			return nil, fmt.Errorf("opening index %s: %w", path, err)
+		}
+	}
+	db.r, err = sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening index %s: %v", path, err)
+	}
+	db.r.SetMaxOpenConns(8)
+	if opts.ReadOnly {
+		if err := db.checkSchema(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	var errs []error
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// SizeBytes returns the size of the database and its WAL on disk.
+func (db *DB) SizeBytes() int64 {
+	var n int64
+	for _, p := range []string{db.path, db.path + "-wal", db.path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// File is a row of the files table.
+type File struct {
+	ID       int64
+	Path     string // slash-separated, relative to the root
+	Language string
+	Size     int64  // bytes
+	ModTime  int64  // Unix nanoseconds
+	Hash     []byte // SHA-256 of the content, 32 bytes
+	Lines    int
+}
+
+// Chunk is a row of the chunks table plus the token streams of its FTS row.
+type Chunk struct {
+	ID         int64
+	FileID     int64
+	Kind       string
+	Symbol     string
+	Name       string
+	Breadcrumb string
+	Summary    string
+	StartLine  int // 1-based, inclusive
+	EndLine    int // 1-based, inclusive
+	StartByte  int // 0-based
+	EndByte    int // 0-based, exclusive
+	Part       int
+	// EmbedKey is the content-addressed key of its embedding (32 bytes), nil
+	// when the index has no embedding model.
+	EmbedKey []byte
+
+	// FTS columns: space-separated analyzed terms (analyze.Terms), written
+	// on insert only (the FTS table is contentless).
+	FTSName, FTSPath, FTSDoc, FTSBody string
+}
+
+// Update is one file's change: its new row and chunks, or its deletion.
+type Update struct {
+	File   File
+	Chunks []Chunk
+	// Vectors holds new embeddings to store, by key; keys already present
+	// are left alone.
+	Vectors map[string][]byte
+	// Delete removes the file (by Path) and everything derived from it.
+	Delete bool
+}
+
+// Apply writes a batch of file updates in one transaction, so each file
+// changes together with its chunks, FTS rows and vectors, or not at all.
+func (db *DB) Apply(ctx context.Context, updates []Update) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %v", err)
+	}
+	defer tx.Rollback()
+
+	prep := func(q string) (func(args ...any) (int64, error), func()) {
+		st, perr := tx.PrepareContext(ctx, q)
+		if perr != nil {
+			err = perr
+			return nil, func() {}
+		}
+		return func(args ...any) (int64, error) {
+			res, err := st.ExecContext(ctx, args...)
+			if err != nil {
+				return 0, err
+			}
+			return res.LastInsertId()
+		}, func() { st.Close() }
+	}
+	upFile, c1 := prep(`INSERT INTO files(path, language, size, mtime, hash, lines) VALUES(?,?,?,?,?,?)
+ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash, lines=excluded.lines`)
+	defer c1()
+	insChunk, c2 := prep(`INSERT INTO chunks(file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part, embed_key) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`)
+	defer c2()
+	insFTS, c3 := prep(`INSERT INTO chunks_fts(rowid, name, path, doc, body) VALUES(?,?,?,?,?)`)
+	defer c3()
+	insVec, c4 := prep(`INSERT OR IGNORE INTO embeddings(key, vec) VALUES(?,?)`)
+	defer c4()
+	if err != nil {
+		return fmt.Errorf("preparing writes: %v", err)
+	}
+
+	for i := range updates {
+		u := &updates[i]
+		if err := db.deleteFile(ctx, tx, u.File.Path); err != nil {
+			return err
+		}
+		if u.Delete {
+			continue
+		}
+		if _, err := upFile(u.File.Path, u.File.Language, u.File.Size, u.File.ModTime, u.File.Hash, u.File.Lines); err != nil {
+			return fmt.Errorf("writing file %s: %v", u.File.Path, err)
+		}
+		var fileID int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM files WHERE path = ?`, u.File.Path).Scan(&fileID); err != nil {
+			return fmt.Errorf("writing file %s: %v", u.File.Path, err)
+		}
+		for k, v := range u.Vectors {
+			if _, err := insVec([]byte(k), v); err != nil {
+				return fmt.Errorf("writing vectors of %s: %v", u.File.Path, err)
+			}
+		}
+		for j := range u.Chunks {
+			c := &u.Chunks[j]
+			id, err := insChunk(fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey)
+			if err != nil {
+				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
+			}
+			if _, err := insFTS(id, c.FTSName, c.FTSPath, c.FTSDoc, c.FTSBody); err != nil {
+				return fmt.Errorf("writing FTS rows of %s: %v", u.File.Path, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %v", err)
+	}
+	return nil
+}
+
+// deleteFile removes a file's FTS rows, chunks and file row (a no-op for an
+// unknown path).
+func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN
+(SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?)`, path); err != nil {
+		return fmt.Errorf("deleting FTS rows of %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
+		return fmt.Errorf("deleting chunks of %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path); err != nil {
+		return fmt.Errorf("deleting file %s: %v", path, err)
+	}
+	return nil
+}
