@@ -27,3 +27,6 @@ var stopwords = func() map[string]bool {
 	}
 	return m
 }()
+
+// IsStopword reports whether w (any case) is a query stopword.
+func IsStopword(w string) bool { return stopwords[lower(w)] }

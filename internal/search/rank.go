@@ -1,0 +1,225 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// ftsWeights are the BM25 column weights (name, path, doc, body): a term in
+// a definition's name counts as much as three in its body, one in the path
+// or doc comment as two.
+var ftsWeights = store.FTSWeights{3, 2, 2, 1}
+
+// weights are the per-channel RRF weights for one query kind.
+type weights struct {
+	bm25, code, symbol, path, dense float64
+}
+
+// channelWeights returns the RRF weights for a query kind. Symbol queries
+// trust the symbol table most; long queries lean on the identifiers they
+// quote; the dense channel counts 0.3 for symbol queries and 0.5 otherwise,
+// as in the published stack cited by ../shared/notes/ranking.md.
+func channelWeights(k analyze.QueryKind) weights {
+	switch k {
+	case analyze.QuerySymbol:
+		return weights{bm25: 1, code: 1, symbol: 2, path: 1, dense: 0.3}
+	case analyze.QueryLong:
+		return weights{bm25: 1, code: 1, symbol: 0.5, path: 0.5, dense: 0.5}
+	default:
+		return weights{bm25: 1, code: 1, symbol: 1, path: 1, dense: 0.5}
+	}
+}
+
+// Ranking adjustments, sized relative to the top fused score because fused
+// RRF scores are flat (../shared/notes/ranking.md).
+const (
+	// defBoost: a chunk defining the exact symbol of a symbol query.
+	defBoost = 1.0
+	// defBoostOther: a chunk defining a symbol named in a longer query.
+	defBoostOther = 0.3
+	// nameBoost: query words matching the file name or parent directory,
+	// times the share of the query's words they cover.
+	nameBoost = 0.5
+	// coherence: per extra candidate chunk of the same file, log-damped.
+	coherence = 0.08
+	// testPenalty and friends multiply chunks of files the query did not
+	// ask for.
+	testPenalty     = 0.6
+	examplePenalty  = 0.7
+	docPenalty      = 0.8
+	vendorPenalty   = 0.5
+	declPenalty     = 0.8
+	diversityFactor = 0.5
+)
+
+// rank applies the ranking adjustments in place and sorts cands by score.
+// names maps chunk ids to bare defined names.
+func rank(q *analyze.Query, cands []Result, names map[int64]string) {
+	if len(cands) == 0 {
+		return
+	}
+	top := 0.0
+	for _, c := range cands {
+		top = math.Max(top, c.Score)
+	}
+	raw := strings.ToLower(q.Raw)
+	wantsTests := strings.Contains(raw, "test") || strings.Contains(raw, "spec")
+	wantsExamples := strings.Contains(raw, "example") || strings.Contains(raw, "demo") || strings.Contains(raw, "sample")
+	wantsDocs := strings.Contains(raw, "doc") || strings.Contains(raw, "readme") || strings.Contains(raw, "guide")
+
+	// Query words for file-name matching: content terms without stems of
+	// their own, as a set.
+	qterms := map[string]bool{}
+	for _, t := range q.Terms {
+		qterms[t.Text] = true
+	}
+	syms := map[string]bool{}
+	symsFold := map[string]bool{}
+	for _, s := range q.Symbols {
+		l := lastSegment(s)
+		syms[l] = true
+		symsFold[strings.ToLower(l)] = true
+	}
+	if q.Kind == analyze.QuerySymbol {
+		l := lastSegment(strings.TrimSpace(q.Raw))
+		syms[l] = true
+		symsFold[strings.ToLower(l)] = true
+	}
+
+	perFile := map[string]int{}
+	for _, c := range cands {
+		perFile[c.Path]++
+	}
+	// Word count for the share of matched words: analyzed query terms that
+	// are whole words (not parts or stems of a longer identifier).
+	nwords := 0
+	analyze.Words(q.Raw, func(w string, _ int) {
+		if len(w) > 1 && !analyze.IsStopword(w) {
+			nwords++
+		}
+	})
+
+	for i := range cands {
+		c := &cands[i]
+		mult := 1.0
+		add := 0.0
+		name := names[c.ChunkID]
+		if name != "" && isDefinitionKind(c.Kind) {
+			switch {
+			case q.Kind == analyze.QuerySymbol && syms[name]:
+				add += defBoost * top
+				c.Boosts = append(c.Boosts, "definition")
+			case q.Kind == analyze.QuerySymbol && symsFold[strings.ToLower(name)]:
+				add += 0.7 * defBoost * top
+				c.Boosts = append(c.Boosts, "definition~")
+			case syms[name]:
+				add += defBoostOther * top
+				c.Boosts = append(c.Boosts, "mentioned-definition")
+			}
+		}
+		// File name and directory matches.
+		if nwords > 0 {
+			matched := 0
+			seen := map[string]bool{}
+			stem := fileStem(c.Path)
+			dir := strings.ToLower(path.Base(path.Dir(c.Path)))
+			for _, part := range []string{stem, dir} {
+				analyze.Terms(part, func(t string) {
+					if qterms[t] && !seen[t] && len(t) > 1 {
+						seen[t] = true
+						matched++
+					}
+				})
+			}
+			if matched > 0 {
+				share := math.Min(1, float64(matched)/float64(nwords))
+				if q.Kind == analyze.QueryLong {
+					share = math.Min(share, 0.2)
+				}
+				add += nameBoost * share * top
+				c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
+			}
+			if q.Kind == analyze.QuerySymbol && symsFold[stem] {
+				add += 0.3 * top
+				c.Boosts = append(c.Boosts, "file-is-symbol")
+			}
+		}
+		if n := perFile[c.Path]; n > 1 {
+			mult *= 1 + coherence*math.Log(float64(n))
+		}
+		p := strings.ToLower(c.Path)
+		switch {
+		case !wantsTests && isTestPath(p):
+			mult *= testPenalty
+			c.Boosts = append(c.Boosts, "test")
+		case !wantsExamples && isExamplePath(p):
+			mult *= examplePenalty
+			c.Boosts = append(c.Boosts, "example")
+		case isVendorPath(p):
+			mult *= vendorPenalty
+			c.Boosts = append(c.Boosts, "vendored")
+		case !wantsDocs && (c.Language == "markdown" || c.Language == "text"):
+			mult *= docPenalty
+			c.Boosts = append(c.Boosts, "docs")
+		case strings.HasSuffix(p, ".d.ts") || path.Base(p) == "__init__.py":
+			mult *= declPenalty
+			c.Boosts = append(c.Boosts, "declarations")
+		}
+		c.Score = (c.Score + add) * mult
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Score != cands[j].Score {
+			return cands[i].Score > cands[j].Score
+		}
+		return cands[i].ChunkID < cands[j].ChunkID
+	})
+}
+
+// diversify damps each further chunk of an already-listed file by
+// diversityFactor per earlier chunk (×0.5, ×0.25, …) so the first results
+// cover more files, then returns the best limit results.
+func diversify(cands []Result, limit int) []Result {
+	seen := map[string]int{}
+	for i := range cands {
+		n := seen[cands[i].Path]
+		if n > 0 {
+			cands[i].Score *= math.Pow(diversityFactor, float64(n))
+		}
+		seen[cands[i].Path] = n + 1
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
+	if len(cands) > limit {
+		cands = cands[:limit]
+	}
+	return cands
+}
+
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	return strings.Contains(p, "/test/") || strings.Contains(p, "/tests/") || strings.HasPrefix(p, "test/") ||
+		strings.HasPrefix(p, "tests/") || strings.Contains(p, "/__tests__/") || strings.Contains(p, "/spec/") ||
+		strings.HasPrefix(p, "spec/") || strings.Contains(p, "/testdata/") || strings.HasPrefix(p, "testdata/") ||
+		strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasSuffix(base, "_spec.rb") ||
+		strings.HasSuffix(base, "test.java") || strings.HasSuffix(base, "tests.java") || strings.HasSuffix(base, "test.kt") ||
+		strings.HasSuffix(base, "spec.scala") || strings.HasSuffix(base, "test.scala") || strings.HasSuffix(base, "_test.exs") ||
+		strings.HasSuffix(base, "tests.cs") || strings.HasSuffix(base, "test.cs") || strings.Contains(p, "/src/test/")
+}
+
+func isExamplePath(p string) bool {
+	return strings.Contains(p, "example") || strings.Contains(p, "/demo/") || strings.HasPrefix(p, "demo/") ||
+		strings.Contains(p, "/samples/") || strings.HasPrefix(p, "samples/") || strings.Contains(p, "/benchmark") ||
+		strings.HasPrefix(p, "bench") || strings.Contains(p, "docs_src/") || strings.HasPrefix(p, "docs/")
+}
+
+func isVendorPath(p string) bool {
+	return strings.Contains(p, "vendor/") || strings.Contains(p, "third_party/") || strings.Contains(p, "/compat/") ||
+		strings.Contains(p, "/legacy/") || strings.Contains(p, "_generated") || strings.Contains(p, ".pb.") ||
+		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.")
+}

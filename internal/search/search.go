@@ -1,0 +1,477 @@
+// Package search answers a query from an index: analyze → recall (BM25,
+// symbol, path and dense channels) → RRF fusion → ranking → per-file
+// diversity → top K.
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// Request is one search.
+type Request struct {
+	// Query is the user's text: a symbol, a question, or a whole issue.
+	Query string
+	// Limit is the number of results wanted (default 10).
+	Limit int
+	// Languages keeps only chunks of these languages (discover.Lang* ids);
+	// empty keeps all.
+	Languages []string
+	// PathGlobs keeps only paths matching one of these doublestar globs
+	// (relative to the root, e.g. "net/http/**"); empty keeps all.
+	PathGlobs []string
+}
+
+// Result is one ranked chunk.
+type Result struct {
+	ChunkID    int64
+	Path       string // slash-separated, relative to the root
+	Language   string
+	Kind       string
+	Symbol     string
+	Breadcrumb string
+	Summary    string
+	StartLine  int // 1-based, inclusive
+	EndLine    int // 1-based, inclusive
+	StartByte  int // 0-based
+	EndByte    int // 0-based, exclusive
+	// FileSize and FileTime are the file's size (bytes) and mtime (Unix
+	// ns) when it was indexed, for freshness checks.
+	FileSize int64
+	FileTime int64
+	// Score is the final ranking score (higher is better; comparable only
+	// within one response).
+	Score float64
+	// Fused is the RRF score before ranking adjustments.
+	Fused float64
+	// Channels holds where each channel ranked the chunk.
+	Channels map[string]ChannelHit
+	// Boosts names each ranking adjustment applied, with its factor.
+	Boosts []string
+}
+
+// Stats describes one search.
+type Stats struct {
+	// SearchMS is the wall time of the search in milliseconds.
+	SearchMS float64
+	// Candidates is the number of distinct chunks the channels recalled.
+	Candidates int
+	// FilesConsidered is the number of distinct files among them.
+	FilesConsidered int
+	// QueryKind is the analyzed query kind.
+	QueryKind string
+}
+
+// Searcher runs searches against one index.
+type Searcher struct {
+	DB *store.DB
+	// Embedder, when set together with Vectors, enables the dense channel.
+	Embedder embed.Provider
+	Vectors  *Vectors
+	// TotalChunks is the index's chunk count, for IDF; 0 means count it.
+	TotalChunks int
+}
+
+// Channel limits: how many chunks each channel recalls before fusion
+// (about 5× the usual result count, as ../shared/notes/ranking.md advises,
+// more for BM25 which carries most of the signal).
+const (
+	bm25Limit   = 200
+	pathLimit   = 300
+	symbolLimit = 100
+	denseLimit  = 100
+)
+
+// Search runs one request. An index with no chunks is not an error here;
+// the engine reports a missing or empty index before searching.
+func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, error) {
+	start := time.Now()
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	q := analyze.Analyze(req.Query)
+	st := Stats{QueryKind: string(q.Kind)}
+
+	n := s.TotalChunks
+	if n <= 0 {
+		c, err := s.DB.Count(ctx)
+		if err != nil {
+			return nil, st, err
+		}
+		n = c.Chunks
+	}
+	terms, err := s.weighTerms(ctx, q, n)
+	if err != nil {
+		return nil, st, err
+	}
+
+	var lists []Ranked
+	w := channelWeights(q.Kind)
+
+	// BM25 over all columns.
+	bm := pickTerms(terms, maxBM25Terms(q.Kind), n)
+	hits, err := s.DB.SearchFTS(ctx, orMatch(bm), ftsWeights, bm25Limit)
+	if err != nil {
+		return nil, st, err
+	}
+	lists = append(lists, ranked("bm25", w.bm25, hits))
+
+	// Identifiers written in code style, as their own channel for long
+	// queries, where they are drowned by prose in the main BM25 list.
+	if q.Kind == analyze.QueryLong {
+		var code []weighted
+		codeSet := map[string]bool{}
+		for _, sym := range q.Symbols {
+			analyze.Terms(sym, func(t string) { codeSet[t] = true })
+		}
+		for _, t := range terms {
+			if codeSet[t.text] {
+				code = append(code, t)
+			}
+		}
+		if len(code) > 0 {
+			hits, err := s.DB.SearchFTS(ctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit)
+			if err != nil {
+				return nil, st, err
+			}
+			lists = append(lists, ranked("code", w.code, hits))
+		}
+	}
+
+	// Symbol channel: chunks that define a name the query mentions.
+	symIDs, symScores, err := s.symbolChannel(ctx, q)
+	if err != nil {
+		return nil, st, err
+	}
+	if len(symIDs) > 0 {
+		lists = append(lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
+	}
+
+	// Path channel: file paths and names that match the query.
+	pathTerms := pickTerms(terms, 16, n)
+	pathHits, err := s.DB.SearchFTS(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit)
+	if err != nil && len(pathTerms) > 0 {
+		return nil, st, err
+	}
+
+	// Dense channel.
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 {
+		vecs, err := s.Embedder.Embed(ctx, []string{req.Query}, embed.Query)
+		if err != nil {
+			return nil, st, fmt.Errorf("embedding the query: %w", err)
+		}
+		ids, scores := s.Vectors.Nearest(vecs[0], denseLimit)
+		lists = append(lists, Ranked{Channel: "dense", Weight: w.dense, IDs: ids, Scores: scores})
+	}
+
+	fused := Fuse(lists)
+	// The path channel ranks files: every candidate chunk of the k-th
+	// matched file gets w.path/(RRFK+k), and the file's first matching
+	// chunk joins the candidates.
+	fileRank := map[int64]int{} // chunk id of a file's representative → file rank
+	var pathOrder []int64
+	if len(pathHits) > 0 {
+		ids := make([]int64, len(pathHits))
+		for i, h := range pathHits {
+			ids[i] = h.ChunkID
+		}
+		pathOrder = ids
+	}
+
+	ids := make([]int64, 0, len(fused)+len(pathOrder))
+	for _, f := range fused {
+		ids = append(ids, f.ID)
+	}
+	ids = append(ids, pathOrder...)
+	rows, err := s.DB.Chunks(ctx, ids)
+	if err != nil {
+		return nil, st, err
+	}
+	byID := make(map[int64]*store.ChunkRow, len(rows))
+	for i := range rows {
+		byID[rows[i].ID] = &rows[i]
+	}
+	// File ranks from the path channel.
+	fileOf := map[int64]int{}
+	r := 0
+	for _, id := range pathOrder {
+		row := byID[id]
+		if row == nil {
+			continue
+		}
+		if _, ok := fileOf[row.FileID]; ok {
+			continue
+		}
+		r++
+		fileOf[row.FileID] = r
+		fileRank[id] = r
+	}
+	inFused := map[int64]int{}
+	for i, f := range fused {
+		inFused[f.ID] = i
+	}
+	for id := range fileRank {
+		if _, ok := inFused[id]; !ok {
+			inFused[id] = len(fused)
+			fused = append(fused, Fused{ID: id, Channels: map[string]ChannelHit{}})
+		}
+	}
+
+	cands := make([]Result, 0, len(fused))
+	files := map[int64]bool{}
+	for _, f := range fused {
+		row := byID[f.ID]
+		if row == nil || !keep(row, req) {
+			continue
+		}
+		files[row.FileID] = true
+		score := f.Score
+		if fr, ok := fileOf[row.FileID]; ok {
+			score += w.path / float64(RRFK+fr)
+			f.Channels["path"] = ChannelHit{Rank: fr}
+		}
+		cands = append(cands, Result{
+			ChunkID: row.ID, Path: row.Path, Language: row.Language, Kind: row.Kind, Symbol: row.Symbol,
+			Breadcrumb: row.Breadcrumb, Summary: row.Summary, StartLine: row.StartLine, EndLine: row.EndLine,
+			StartByte: row.StartByte, EndByte: row.EndByte, FileSize: row.FileSize, FileTime: row.FileTime,
+			Score: score, Fused: score, Channels: f.Channels,
+		})
+		_ = row.Name
+	}
+	st.Candidates = len(cands)
+	st.FilesConsidered = len(files)
+
+	names := make(map[int64]string, len(cands))
+	for i := range cands {
+		names[cands[i].ChunkID] = byID[cands[i].ChunkID].Name
+	}
+	rank(q, cands, names)
+	out := diversify(cands, limit)
+	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, st, nil
+}
+
+// keep applies the request's language and path filters.
+func keep(row *store.ChunkRow, req Request) bool {
+	if len(req.Languages) > 0 {
+		ok := false
+		for _, l := range req.Languages {
+			if strings.EqualFold(l, row.Language) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(req.PathGlobs) > 0 {
+		ok := false
+		for _, g := range req.PathGlobs {
+			if m, _ := doublestar.Match(g, row.Path); m {
+				ok = true
+				break
+			}
+			// A bare directory or file prefix also matches.
+			if p := strings.TrimSuffix(g, "/"); row.Path == p || strings.HasPrefix(row.Path, p+"/") {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// weighted is a query term with its query weight and IDF.
+type weighted struct {
+	text string
+	qw   float64
+	df   int
+	idf  float64
+}
+
+// maxDocFreqTerms caps how many distinct terms of a long query are looked
+// up in the vocabulary (by query weight).
+const maxDocFreqTerms = 160
+
+func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]weighted, error) {
+	ts := q.TopTerms(maxDocFreqTerms)
+	words := make([]string, len(ts))
+	for i, t := range ts {
+		words[i] = t.Text
+	}
+	dfs, err := s.DB.DocFreqs(ctx, words)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]weighted, 0, len(ts))
+	for _, t := range ts {
+		df := dfs[t.Text]
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		out = append(out, weighted{text: t.Text, qw: t.Weight, df: df, idf: idf})
+	}
+	return out, nil
+}
+
+// pickTerms returns up to max terms by query weight × IDF, leaving out
+// terms in more than a quarter of all chunks when rarer ones remain: their
+// IDF adds little to the ranking and their posting lists dominate the cost
+// of the query.
+func pickTerms(ts []weighted, max, n int) []weighted {
+	ts = append([]weighted(nil), ts...)
+	sort.SliceStable(ts, func(i, j int) bool {
+		return math.Sqrt(ts[i].qw)*ts[i].idf > math.Sqrt(ts[j].qw)*ts[j].idf
+	})
+	var out []weighted
+	for _, t := range ts {
+		if len(out) >= max {
+			break
+		}
+		if float64(t.df) > 0.25*float64(n) && len(ts) > 1 && len(out) > 0 {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func maxBM25Terms(k analyze.QueryKind) int {
+	if k == analyze.QueryLong {
+		return 40
+	}
+	return 24
+}
+
+// orMatch builds an FTS5 expression matching any of the terms.
+func orMatch(ts []weighted) string {
+	var b strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t.text, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+func ranked(channel string, weight float64, hits []store.Hit) Ranked {
+	r := Ranked{Channel: channel, Weight: weight, IDs: make([]int64, len(hits)), Scores: make([]float64, len(hits))}
+	for i, h := range hits {
+		r.IDs[i], r.Scores[i] = h.ChunkID, h.Score
+	}
+	return r
+}
+
+// symbolChannel finds chunks defining a name the query mentions: for each
+// code-style symbol, its last segment ("http.Server" → "Server"); for a
+// symbol query, the whole query too. Exact-case matches rank first.
+func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64, []float64, error) {
+	want := map[string]bool{}
+	var names []string
+	add := func(n string) {
+		if n == "" || want[n] {
+			return
+		}
+		want[n] = true
+		names = append(names, n)
+	}
+	for _, sym := range q.Symbols {
+		add(lastSegment(sym))
+	}
+	if q.Kind != analyze.QueryLong {
+		analyze.Words(q.Raw, func(w string, _ int) {
+			if len(w) >= 3 {
+				add(w)
+			}
+		})
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	if len(names) > 200 {
+		names = names[:200]
+	}
+	rows, err := s.DB.ChunksByName(ctx, names, symbolLimit*4)
+	if err != nil {
+		return nil, nil, err
+	}
+	type c struct {
+		id    int64
+		score float64
+	}
+	var cs []c
+	for _, r := range rows {
+		sc := 1.0
+		if want[r.Name] {
+			sc = 2 // exact case
+		}
+		if isDefinitionKind(r.Kind) {
+			sc += 1
+		}
+		if r.Part > 1 {
+			sc -= 0.5 // later pieces of a split definition
+		}
+		cs = append(cs, c{r.ID, sc})
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].score != cs[j].score {
+			return cs[i].score > cs[j].score
+		}
+		return cs[i].id < cs[j].id
+	})
+	if len(cs) > symbolLimit {
+		cs = cs[:symbolLimit]
+	}
+	ids := make([]int64, len(cs))
+	scores := make([]float64, len(cs))
+	for i, x := range cs {
+		ids[i], scores[i] = x.id, x.score
+	}
+	return ids, scores, nil
+}
+
+func lastSegment(sym string) string {
+	for _, sep := range []string{"::", "->", ".", "#"} {
+		if i := strings.LastIndex(sym, sep); i >= 0 {
+			sym = sym[i+len(sep):]
+		}
+	}
+	return strings.Trim(sym, "()*&")
+}
+
+func isDefinitionKind(k string) bool {
+	switch k {
+	case "block", "window", "section", "":
+		return false
+	}
+	return true
+}
+
+// fileStem returns a path's base name without extension, lower-cased.
+func fileStem(p string) string {
+	b := path.Base(p)
+	if i := strings.IndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	return strings.ToLower(b)
+}
