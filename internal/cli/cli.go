@@ -1,0 +1,173 @@
+// Package cli is ctx's command tree: it parses flags, calls the engine and
+// formats output. Results go to stdout; progress, warnings and hints go to
+// stderr, and only when stderr is a terminal.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// Exit codes (../shared/DESIGN.md, CLI contract).
+const (
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitNotIndexed = 4
+)
+
+// IO holds the streams a command writes to; tests swap them.
+type IO struct {
+	In          io.Reader
+	Out, ErrOut io.Writer
+	// ErrTTY reports whether ErrOut is a terminal (progress and hints are
+	// shown only then).
+	ErrTTY bool
+	// OutTTY reports whether Out is a terminal.
+	OutTTY bool
+}
+
+// Deps are the lazily built services commands share, so --help never
+// opens a database.
+type Deps struct {
+	IO   IO
+	repo string // --repo
+	// cacheDir, verbose and force are global flags.
+	cacheDir string
+	verbose  bool
+	force    bool
+}
+
+// flagError marks a usage problem (exit 2, usage printed).
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() }
+func (e flagError) Unwrap() error { return e.err }
+
+// Main runs ctx with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	io := IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())), OutTTY: term.IsTerminal(int(os.Stdout.Fd()))}
+	return Run(ctx, os.Args[1:], io)
+}
+
+// Run runs ctx with args and returns the exit code.
+func Run(ctx context.Context, args []string, io IO) int {
+	deps := &Deps{IO: io}
+	root := newRootCmd(deps)
+	root.SetArgs(args)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, io.ErrOut)
+}
+
+// exitCode prints err (if any) and maps it to an exit code: the one table
+// of the CLI's error classes.
+func exitCode(err error, w io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var fe flagError
+	switch {
+	case errors.As(err, &fe):
+		fmt.Fprintf(w, "error: %v\nRun 'ctx help' for usage.\n", err)
+		return exitUsage
+	case errors.Is(err, engine.ErrNotIndexed):
+		fmt.Fprintf(w, "error: %v\n", err)
+		return exitNotIndexed
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(w, "canceled")
+		return exitError
+	case errors.Is(err, discover.ErrUnsafeRoot):
+		fmt.Fprintf(w, "error: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(w, "error: %v\n", err)
+	return exitError
+}
+
+func newRootCmd(deps *Deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ctx",
+		Short: "Codebase context for AI coding agents: the files and line ranges that answer a question",
+		Long: `ctx indexes a repository (tree-sitter chunks, a code-aware BM25 index) and answers
+natural-language or symbol questions with the exact files and line ranges that matter.
+No services, no API keys, no downloads.`,
+		Example: `  ctx find "how does the server close idle connections"
+  ctx find ReadMIMEHeader --json --limit 5
+  ctx index --repo ~/src/project
+  ctx status`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{err} })
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&deps.repo, "repo", "", "root to index and search (default: the enclosing git work tree, else the current directory)")
+	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
+	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
+	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil))
+	return cmd
+}
+
+// config resolves the configuration: flags over CTX_* variables over
+// defaults.
+func (d *Deps) config() (config.Config, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return cfg, flagError{err}
+	}
+	if d.cacheDir != "" {
+		cfg.CacheDir = d.cacheDir
+	}
+	if d.force {
+		cfg.Force = true
+	}
+	if d.verbose {
+		cfg.LogLevel = "debug"
+	}
+	return cfg, nil
+}
+
+// engine opens the engine for --repo, else the enclosing git work tree,
+// else the current directory.
+func (d *Deps) engine() (*engine.Engine, error) {
+	cfg, err := d.config()
+	if err != nil {
+		return nil, err
+	}
+	root := d.repo
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if root, err = discover.FindRoot(wd); err != nil {
+			return nil, err
+		}
+	}
+	return engine.Open(cfg, root, &engine.Options{Logger: d.logger(cfg)})
+}
+
+func (d *Deps) logger(cfg config.Config) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(d.IO.ErrOut, &slog.HandlerOptions{Level: lvl}))
+}

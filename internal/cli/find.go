@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+type findOptions struct {
+	deps      *Deps
+	query     string
+	json      bool
+	full      bool
+	explain   bool
+	limit     int
+	languages []string
+	paths     []string
+}
+
+func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
+	opts := &findOptions{deps: deps}
+	cmd := &cobra.Command{
+		Use:   "find QUERY",
+		Short: "Find the code that answers a question or defines a symbol",
+		Long: `Search the index for QUERY: a symbol (ReadMIMEHeader, http.Server), a question
+("how are idle connections closed"), or a whole issue text with tracebacks. Prints one line
+per result: path, line range and a one-line summary. The first find on an unindexed
+repository builds the index first.`,
+		Example: `  ctx find "where are request headers parsed"
+  ctx find ReadMIMEHeader --limit 3 --full
+  ctx find "retry with backoff" --json --language go --path 'net/**'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagError{fmt.Errorf("find needs a QUERY")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.query = strings.Join(args, " ")
+			if strings.TrimSpace(opts.query) == "" {
+				return flagError{fmt.Errorf("empty query")}
+			}
+			if opts.limit <= 0 {
+				return flagError{fmt.Errorf("--limit must be positive")}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runFind(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.json, "json", false, "print one JSON object (the result contract)")
+	f.BoolVar(&opts.full, "full", false, "print each result's code with line numbers")
+	f.BoolVar(&opts.explain, "explain", false, "show each result's channel ranks and ranking adjustments")
+	f.IntVarP(&opts.limit, "limit", "n", 10, "number of results")
+	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
+	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
+	return cmd
+}
+
+func runFind(ctx context.Context, opts *findOptions) error {
+	d := opts.deps
+	e, err := d.engine()
+	if err != nil {
+		return err
+	}
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {}
+	if d.IO.ErrTTY {
+		progress = func(done, total int) {
+			if bar == nil {
+				fmt.Fprintf(d.IO.ErrOut, "no index for %s yet; indexing first\n", e.Root())
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(d.IO.ErrOut),
+					progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+	}
+	resp, err := e.Find(ctx, engine.FindRequest{
+		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths,
+		Full: opts.full || opts.json && opts.full, AutoIndex: true, Progress: progress,
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if !opts.explain {
+		for i := range resp.Results {
+			resp.Results[i].Channels, resp.Results[i].Boosts = nil, nil
+		}
+	}
+	if opts.json {
+		return writeJSON(d.IO.Out, resp)
+	}
+	if len(resp.Results) == 0 && d.IO.ErrTTY {
+		fmt.Fprintln(d.IO.ErrOut, "no results")
+	}
+	if !resp.Stats.Fresh && d.IO.ErrTTY {
+		fmt.Fprintln(d.IO.ErrOut, "note: some files changed since the last index; run `ctx index` to refresh")
+	}
+	for _, h := range resp.Results {
+		printHit(d.IO.Out, h, opts)
+	}
+	return nil
+}
+
+func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
+	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
+	if opts.explain {
+		var parts []string
+		for _, ch := range []string{"bm25", "code", "symbol", "path", "dense"} {
+			if c, ok := h.Channels[ch]; ok {
+				parts = append(parts, fmt.Sprintf("%s #%d", ch, c.Rank))
+			}
+		}
+		fmt.Fprintf(w, "    score %.4g  %s", h.Score, strings.Join(parts, ", "))
+		if len(h.Boosts) > 0 {
+			fmt.Fprintf(w, "  [%s]", strings.Join(h.Boosts, " "))
+		}
+		fmt.Fprintln(w)
+	}
+	if opts.full && h.Code != "" {
+		lines := strings.Split(strings.TrimSuffix(h.Code, "\n"), "\n")
+		width := len(fmt.Sprint(h.StartLine + len(lines)))
+		for i, l := range lines {
+			fmt.Fprintf(w, "%*d  %s\n", width, h.StartLine+i, l)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+type indexOptions struct {
+	deps    *Deps
+	path    string
+	rebuild bool
+	json    bool
+}
+
+func newIndexCmd(deps *Deps, runF func(context.Context, *indexOptions) error) *cobra.Command {
+	opts := &indexOptions{deps: deps}
+	cmd := &cobra.Command{
+		Use:   "index [PATH]",
+		Short: "Build or update the index of a repository",
+		Long: `Build the index of PATH (default: --repo, else the enclosing git work tree, else the
+current directory), or bring it up to date: unchanged files are skipped by size and mtime,
+changed and new files are re-chunked, deleted files are removed.`,
+		Example: `  ctx index
+  ctx index ~/src/project
+  ctx index --rebuild`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.path = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runIndex(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "discard the existing index and build it again")
+	cmd.Flags().BoolVar(&deps.force, "force", false, "allow indexing / or the home directory itself")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the run's statistics as JSON")
+	return cmd
+}
+
+func runIndex(ctx context.Context, opts *indexOptions) error {
+	d := opts.deps
+	if opts.path != "" {
+		d.repo = opts.path
+	}
+	e, err := d.engine()
+	if err != nil {
+		return err
+	}
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {}
+	if d.IO.ErrTTY && !opts.json {
+		progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(d.IO.ErrOut),
+					progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+	}
+	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	st := rep.Stats
+	if opts.json {
+		return writeJSON(d.IO.Out, map[string]any{
+			"root": e.Root(), "index_path": e.DBPath(), "generation": rep.Generation, "rebuilt": rep.Rebuilt,
+			"files": st.Discovered, "added": st.Added, "changed": st.Changed, "unchanged": st.Unchanged,
+			"touched": st.Touched, "deleted": st.Deleted, "chunks_written": st.Chunks, "embedded": st.Embedded,
+			"skips": st.SkipCounts(), "duration_ms": st.Duration.Milliseconds(),
+		})
+	}
+	fmt.Fprintf(d.IO.Out, "indexed %s: %d files (%d added, %d changed, %d unchanged, %d deleted), %d chunks written in %s\n",
+		e.Root(), st.Discovered, st.Added, st.Changed, st.Unchanged+st.Touched, st.Deleted, st.Chunks, st.Duration.Round(time.Millisecond))
+	if sk := st.SkipCounts(); len(sk) > 0 {
+		fmt.Fprintf(d.IO.Out, "skipped: %s\n", formatCounts(sk))
+	}
+	return nil
+}
+
+func formatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", m[k], k)
+	}
+	return s
+}

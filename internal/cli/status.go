@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+type statusOptions struct {
+	deps *Deps
+	json bool
+}
+
+func newStatusCmd(deps *Deps, runF func(context.Context, *statusOptions) error) *cobra.Command {
+	opts := &statusOptions{deps: deps}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the index holds and whether it is fresh",
+		Long: `Show the index of the repository: files, chunks, languages, skipped paths by reason,
+where the index lives and its size, when it was last built, what it was built with, and how
+many files changed on disk since. Exits 4 when there is no index.`,
+		Example: `  ctx status
+  ctx status --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runStatus(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object")
+	return cmd
+}
+
+func runStatus(ctx context.Context, opts *statusOptions) error {
+	d := opts.deps
+	e, err := d.engine()
+	if err != nil {
+		return err
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return writeJSON(d.IO.Out, st)
+	}
+	w := d.IO.Out
+	fmt.Fprintf(w, "root:          %s\n", st.Root)
+	fmt.Fprintf(w, "index:         %s (%s)\n", st.IndexPath, humanBytes(st.IndexBytes))
+	fmt.Fprintf(w, "files:         %d\n", st.Files)
+	fmt.Fprintf(w, "chunks:        %d\n", st.Chunks)
+	langs := make([]string, 0, len(st.Languages))
+	for l := range st.Languages {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		return st.Languages[langs[i]] > st.Languages[langs[j]] || st.Languages[langs[i]] == st.Languages[langs[j]] && langs[i] < langs[j]
+	})
+	fmt.Fprintf(w, "languages:     ")
+	for i, l := range langs {
+		if i > 0 {
+			fmt.Fprint(w, ", ")
+		}
+		fmt.Fprintf(w, "%s %d", l, st.Languages[l])
+	}
+	fmt.Fprintln(w)
+	if len(st.Skips) > 0 {
+		fmt.Fprintf(w, "skipped:       %s\n", formatCounts(st.Skips))
+	}
+	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
+	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)
+	fmt.Fprintf(w, "identity:      schema %d, chunker %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Model, st.Identity.Hash)
+	if st.Stale {
+		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)
+	}
+	fmt.Fprintf(w, "since indexed: %d changed, %d added, %d deleted", st.Changed, st.Added, st.Deleted)
+	if st.Changed+st.Added+st.Deleted > 0 {
+		fmt.Fprint(w, " (run `ctx index` to refresh)")
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

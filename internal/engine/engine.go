@@ -1,0 +1,152 @@
+// Package engine is the one facade the CLI and the MCP server call: it
+// resolves the indexed root and its database, checks the index identity,
+// and runs index, find and status.
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ctx-dev/ctx/internal/chunk"
+	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/ollama"
+	"github.com/ctx-dev/ctx/internal/embed/openai"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// ErrNotIndexed means the root has no index yet; the fix is `ctx index`.
+var ErrNotIndexed = errors.New("not indexed")
+
+// ErrStale means the index was built with another schema, chunker or
+// embedding model; the fix is `ctx index`, which rebuilds it.
+var ErrStale = errors.New("index is stale")
+
+// Engine serves one indexed root.
+type Engine struct {
+	cfg    config.Config
+	root   string // absolute, symlink-resolved
+	dbPath string
+	log    *slog.Logger
+	emb    embed.Provider // nil: lexical-only
+}
+
+// Options configures [Open]; nil means defaults.
+type Options struct {
+	// Logger receives debug records; nil discards them.
+	Logger *slog.Logger
+	// Embedder overrides the provider chosen by the config (tests use the
+	// deterministic fake).
+	Embedder embed.Provider
+}
+
+// Open resolves root (made absolute and symlink-resolved; it must be an
+// existing directory) and prepares an engine for it. It does not open the
+// database. Errors: a root that does not exist or is not a directory, a
+// provider that cannot be configured.
+func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %v", root, err)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("opening root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("opening root %s: not a directory", abs)
+	}
+	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.emb == nil {
+		e.emb, err = newProvider(cfg.Embed)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Root returns the indexed root (absolute).
+func (e *Engine) Root() string { return e.root }
+
+// DBPath returns where the root's index database lives.
+func (e *Engine) DBPath() string { return e.dbPath }
+
+func newProvider(c config.Embed) (embed.Provider, error) {
+	switch c.Provider {
+	case "", "none":
+		return nil, nil
+	case "ollama":
+		p, err := ollama.New(ollama.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize})
+		if err != nil {
+			return nil, fmt.Errorf("configuring ollama: %w", err)
+		}
+		return p, nil
+	case "openai":
+		p, err := openai.New(openai.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize, APIKey: c.APIKey})
+		if err != nil {
+			return nil, fmt.Errorf("configuring openai: %w", err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown embedding provider %q", c.Provider)
+}
+
+// Identity describes what an index was built with.
+type Identity struct {
+	Schema  int    `json:"schema"`
+	Chunker int    `json:"chunker"`
+	Model   string `json:"model"` // embedding model identity, "none" when lexical-only
+	Hash    string `json:"hash"`  // first 16 hex digits of SHA-256 over the three
+}
+
+// identity returns the identity this build would write.
+func (e *Engine) identity() Identity {
+	id := Identity{Schema: store.SchemaVersion, Chunker: chunk.Version, Model: "none"}
+	if e.emb != nil {
+		id.Model = e.emb.Model().String()
+	}
+	sum := sha256.Sum256([]byte(strconv.Itoa(id.Schema) + "\x00" + strconv.Itoa(id.Chunker) + "\x00" + id.Model))
+	id.Hash = hex.EncodeToString(sum[:8])
+	return id
+}
+
+// openDB opens the root's database. With mustExist, a missing database is
+// [ErrNotIndexed].
+func (e *Engine) openDB(ctx context.Context, mustExist bool) (*store.DB, error) {
+	db, err := store.Open(ctx, e.dbPath, &store.Options{MustExist: mustExist})
+	if errors.Is(err, store.ErrNotIndexed) {
+		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
+	}
+	return db, err
+}
+
+// checkIdentity compares the stored identity with this build's.
+func (e *Engine) checkIdentity(ctx context.Context, db *store.DB) (stored string, ok bool, err error) {
+	stored, err = db.Meta(ctx, store.MetaIdentity)
+	if err != nil {
+		return "", false, err
+	}
+	return stored, stored == e.identity().Hash, nil
+}
+
+func walkOptions(cfg config.Config) *discover.Options {
+	return &discover.Options{MaxFileBytes: cfg.MaxFileBytes, IncludeSecrets: cfg.IncludeSecrets, Exclude: cfg.Exclude}
+}

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/search"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// FindRequest is one search through the engine.
+type FindRequest struct {
+	Query     string
+	Limit     int      // default 10
+	Languages []string // discover.Lang* ids
+	PathGlobs []string // doublestar globs relative to the root
+	// Full attaches each result's code.
+	Full bool
+	// AutoIndex indexes a root that has no index yet before searching,
+	// reporting progress through Progress.
+	AutoIndex bool
+	Progress  func(done, total int)
+}
+
+// Hit is one result in the shape of the result JSON contract
+// (../shared/DESIGN.md); Channels and Boosts are only filled for explain.
+type Hit struct {
+	Path      string                       `json:"path"`
+	StartLine int                          `json:"start_line"`
+	EndLine   int                          `json:"end_line"`
+	Score     float64                      `json:"score"`
+	Language  string                       `json:"language"`
+	Kind      string                       `json:"kind"`
+	Symbol    string                       `json:"symbol"`
+	Summary   string                       `json:"summary"`
+	Code      string                       `json:"code,omitempty"`
+	Channels  map[string]search.ChannelHit `json:"channels,omitempty"`
+	Boosts    []string                     `json:"boosts,omitempty"`
+	// Stale is set when the file changed on disk since it was indexed.
+	Stale bool `json:"stale,omitempty"`
+}
+
+// FindStats is the "stats" object of the result JSON.
+type FindStats struct {
+	SearchMS        float64 `json:"search_ms"`
+	FilesConsidered int     `json:"files_considered"`
+	IndexGeneration int64   `json:"index_generation"`
+	// Fresh is false when a returned file changed on disk since indexing.
+	Fresh     bool   `json:"fresh"`
+	QueryKind string `json:"query_kind"`
+}
+
+// FindResponse is the whole result JSON object.
+type FindResponse struct {
+	Query   string    `json:"query"`
+	Results []Hit     `json:"results"`
+	Stats   FindStats `json:"stats"`
+	// Indexed is set when this call had to build the index first.
+	Indexed *IndexReport `json:"-"`
+	// Raw keeps the search results for explain output.
+	Raw []search.Result `json:"-"`
+}
+
+// ErrEmptyIndex means the index holds no chunks: nothing under the root was
+// indexable.
+var ErrEmptyIndex = errors.New("index is empty")
+
+// Find answers a query. Errors: [ErrNotIndexed] (no index and no
+// AutoIndex), [ErrStale] (identity mismatch), [ErrEmptyIndex], store
+// failures. No results is not an error.
+func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	resp := &FindResponse{Query: req.Query, Results: []Hit{}}
+	db, err := e.openDB(ctx, true)
+	if errors.Is(err, ErrNotIndexed) && req.AutoIndex {
+		rep, ierr := e.Index(ctx, IndexOptions{Progress: req.Progress})
+		if ierr != nil {
+			return nil, ierr
+		}
+		resp.Indexed = rep
+		db, err = e.openDB(ctx, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if _, ok, err := e.checkIdentity(ctx, db); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
+	}
+	gen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
+	total, _ := strconv.Atoi(mustMeta(ctx, db, metaChunks))
+	if total == 0 {
+		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
+	}
+	s := &search.Searcher{DB: db, TotalChunks: total}
+	if e.emb != nil {
+		vecs, err := search.LoadVectors(ctx, db, e.emb.Model().Dims, gen)
+		if err != nil {
+			return nil, err
+		}
+		s.Embedder, s.Vectors = e.emb, vecs
+	}
+	res, st, err := s.Search(ctx, search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs})
+	if err != nil {
+		return nil, err
+	}
+	resp.Raw = res
+	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind}
+	statCache := map[string]bool{}
+	for _, r := range res {
+		stale, ok := statCache[r.Path]
+		if !ok {
+			stale = e.changed(r.Path, r.FileSize, r.FileTime)
+			statCache[r.Path] = stale
+		}
+		if stale {
+			resp.Stats.Fresh = false
+		}
+		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
+			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts}
+		if req.Full {
+			h.Code = e.code(r, stale)
+		}
+		resp.Results = append(resp.Results, h)
+	}
+	return resp, nil
+}
+
+// changed reports whether a file's size or mtime differ from the indexed
+// ones (a deleted file counts as changed).
+func (e *Engine) changed(rel string, size, mtime int64) bool {
+	fi, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return err != nil || fi.Size() != size || fi.ModTime().UnixNano() != mtime
+}
+
+// code returns a result's text: its byte range when the file is unchanged,
+// else its line range from the current file.
+func (e *Engine) code(r search.Result, stale bool) string {
+	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path)))
+	if err != nil {
+		return ""
+	}
+	if !stale && r.EndByte <= len(src) && r.StartByte < r.EndByte {
+		return string(src[r.StartByte:r.EndByte])
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	if r.StartLine < 1 || r.StartLine > len(lines) {
+		return ""
+	}
+	end := min(r.EndLine, len(lines))
+	return strings.Join(lines[r.StartLine-1:end], "")
+}
+
+// round keeps four significant decimals so JSON output stays readable and
+// stable.
+func round(f float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 4, 64), 64)
+	return v
+}

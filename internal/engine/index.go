@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/index"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// IndexOptions configures [Engine.Index].
+type IndexOptions struct {
+	// Progress is called after each processed file (see index.Options).
+	Progress func(done, total int)
+	// Rebuild discards the existing index first.
+	Rebuild bool
+}
+
+// IndexReport is the outcome of one index run.
+type IndexReport struct {
+	Stats *index.Stats
+	// Rebuilt is set when the old index was discarded (identity change or
+	// Rebuild).
+	Rebuilt bool
+	// Generation is the index generation after the run.
+	Generation int64
+}
+
+// Index brings the root's index up to date, creating it when missing and
+// rebuilding it when its identity (schema, chunker, model) differs from
+// this build's. Errors: [discover.ErrUnsafeRoot] for "/" or the home
+// directory without --force, store and embedder failures, ctx.
+func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, error) {
+	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
+		return nil, err
+	}
+	rep := &IndexReport{}
+	if opts.Rebuild {
+		if err := removeDB(e.dbPath); err != nil {
+			return nil, err
+		}
+		rep.Rebuilt = true
+	}
+	db, err := e.openDB(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	stored, ok, err := e.checkIdentity(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if stored != "" && !ok {
+		e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.identity().Hash)
+		db.Close()
+		if err := removeDB(e.dbPath); err != nil {
+			return nil, err
+		}
+		rep.Rebuilt = true
+		if db, err = e.openDB(ctx, false); err != nil {
+			return nil, err
+		}
+	}
+	defer db.Close()
+
+	st, err := index.Run(ctx, db, e.root, &index.Options{
+		Discover:   walkOptions(e.cfg),
+		Embedder:   e.emb,
+		EmbedBatch: e.cfg.Embed.BatchSize,
+		Progress:   opts.Progress,
+		Logger:     e.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Stats = st
+	gen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
+	if st.Added+st.Changed+st.Deleted > 0 || stored == "" || rep.Rebuilt {
+		gen++
+	}
+	rep.Generation = gen
+	skips, _ := json.Marshal(st.SkipCounts())
+	counts, err := db.Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := e.identity()
+	model := id.Model
+	if err := db.SetMeta(ctx, map[string]string{
+		store.MetaRoot:        e.root,
+		store.MetaIdentity:    id.Hash,
+		store.MetaGeneration:  strconv.FormatInt(gen, 10),
+		store.MetaLastIndexed: time.Now().UTC().Format(time.RFC3339),
+		store.MetaSkips:       string(skips),
+		store.MetaEmbedModel:  model,
+		store.MetaChunker:     strconv.Itoa(id.Chunker),
+		metaChunks:            strconv.Itoa(counts.Chunks),
+	}); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// metaChunks caches the chunk count for IDF at query time.
+const metaChunks = "chunks"
+
+func mustMeta(ctx context.Context, db *store.DB, key string) string {
+	v, _ := db.Meta(ctx, key)
+	return v
+}
+
+func removeDB(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("removing old index: %w", err)
+		}
+	}
+	return nil
+}

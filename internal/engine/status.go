@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+)
+
+// Status describes a root's index for `ctx status`.
+type Status struct {
+	Root      string `json:"root"`
+	IndexPath string `json:"index_path"`
+	// IndexBytes is the size of the database files on disk.
+	IndexBytes int64          `json:"index_bytes"`
+	Files      int            `json:"files"`
+	Chunks     int            `json:"chunks"`
+	Vectors    int            `json:"vectors"`
+	Languages  map[string]int `json:"languages"`
+	// Skips counts skipped paths by reason at the last index run.
+	Skips       map[string]int `json:"skips"`
+	LastIndexed time.Time      `json:"last_indexed"`
+	Generation  int64          `json:"generation"`
+	// Identity is what this build would write; StoredIdentity is what the
+	// index was built with. They differ when the index is stale.
+	Identity       Identity `json:"identity"`
+	StoredIdentity string   `json:"stored_identity"`
+	Stale          bool     `json:"stale"`
+	// Semantic says whether the dense channel is on ("lexical-only" until
+	// an embedding provider is configured).
+	Semantic string `json:"semantic"`
+	// Changed, Added and Deleted count files that differ from the index on
+	// disk now (by size and mtime), i.e. what `ctx index` would revisit.
+	Changed int `json:"changed"`
+	Added   int `json:"added"`
+	Deleted int `json:"deleted"`
+}
+
+// Status reports on the root's index. Errors: [ErrNotIndexed] when there is
+// no index.
+func (e *Engine) Status(ctx context.Context) (*Status, error) {
+	db, err := e.openDB(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.identity(), Skips: map[string]int{}}
+	counts, err := db.Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.Files, st.Chunks, st.Vectors, st.Languages = counts.Files, counts.Chunks, counts.Vectors, counts.Languages
+	if v := mustMeta(ctx, db, "skips"); v != "" {
+		_ = json.Unmarshal([]byte(v), &st.Skips)
+	}
+	if t, err := time.Parse(time.RFC3339, mustMeta(ctx, db, "last_indexed")); err == nil {
+		st.LastIndexed = t
+	}
+	st.Generation, _ = strconv.ParseInt(mustMeta(ctx, db, "generation"), 10, 64)
+	st.StoredIdentity = mustMeta(ctx, db, "identity")
+	st.Stale = st.StoredIdentity != st.Identity.Hash
+	st.Semantic = "lexical-only (no embedding provider configured)"
+	if e.emb != nil {
+		st.Semantic = "hybrid: " + e.emb.Model().String()
+	}
+	walk, err := discover.Walk(ctx, e.root, walkOptions(e.cfg))
+	if err != nil {
+		return nil, err
+	}
+	stored, err := db.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, f := range walk.Files {
+		seen[f.Path] = true
+		s, ok := stored[f.Path]
+		switch {
+		case !ok:
+			st.Added++
+		case s.Size != f.Size || s.ModTime != f.ModTime:
+			st.Changed++
+		}
+	}
+	for p := range stored {
+		if !seen[p] {
+			st.Deleted++
+		}
+	}
+	st.IndexBytes = db.SizeBytes()
+	return st, nil
+}

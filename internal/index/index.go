@@ -1,0 +1,433 @@
+// Package index is ctx's incremental index pipeline: discover → read →
+// sniff → chunk → analyze → (embed) → store.
+//
+// A file whose size and mtime match the stored row is skipped without being
+// read; one whose content hash matches only has its mtime refreshed; changed
+// and new files are re-chunked; files gone from disk (or now skipped) are
+// removed. Embeddings are content-addressed, so unchanged chunk text is never
+// re-embedded. Reading and chunking run on GOMAXPROCS goroutines; one writer
+// goroutine applies whole files in batched transactions.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/chunk"
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// Options configures [Run]; nil means defaults.
+type Options struct {
+	// Discover configures the file walk.
+	Discover *discover.Options
+	// Chunker splits files; nil means chunk.New(nil).
+	Chunker *chunk.Chunker
+	// Embedder embeds chunks; nil indexes lexical-only.
+	Embedder embed.Provider
+	// EmbedBatch is the number of texts per embedding request (default 64).
+	EmbedBatch int
+	// Workers is the number of read+chunk goroutines (default GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called from one goroutine after each file is
+	// processed with the number done and the number to process.
+	Progress func(done, total int)
+	// Logger receives debug records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Stats reports what one run did.
+type Stats struct {
+	// Discovered is the number of files the walk returned.
+	Discovered int
+	Added      int
+	Changed    int
+	Unchanged  int
+	// Touched counts files whose mtime changed but whose content did not.
+	Touched int
+	Deleted int
+	// Skips holds every skipped path with its reason, from the walk and
+	// from content sniffing, sorted by path.
+	Skips []discover.Skip
+	// Chunks is the number of chunks written.
+	Chunks int
+	// Embedded is the number of texts sent to the embedder (cache misses).
+	Embedded int
+	// Duration is the wall-clock time of the run.
+	Duration time.Duration
+}
+
+// SkipCounts returns the number of skips per reason.
+func (s *Stats) SkipCounts() map[string]int {
+	m := map[string]int{}
+	for _, k := range s.Skips {
+		m[string(k.Reason)]++
+	}
+	return m
+}
+
+// writeBatchFiles caps how many files one transaction holds; a batch also
+// closes when its chunk count passes writeBatchChunks.
+const (
+	writeBatchFiles  = 256
+	writeBatchChunks = 4096
+)
+
+// Run brings the index in db up to date with the files under root (an
+// absolute, symlink-resolved directory). A bad file is skipped with a
+// reason and never aborts the run; errors come only from the walk of the
+// root itself, the store, the embedder, or ctx.
+func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats, error) {
+	start := time.Now()
+	if opts == nil {
+		opts = &Options{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	chunker := opts.Chunker
+	if chunker == nil {
+		chunker = chunk.New(nil)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batchSize := opts.EmbedBatch
+	if batchSize <= 0 {
+		batchSize = 64
+	}
+
+	walk, err := discover.Walk(ctx, root, opts.Discover)
+	if err != nil {
+		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	stored, err := db.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...)}
+
+	var todo []discover.File
+	seen := make(map[string]bool, len(walk.Files))
+	for _, f := range walk.Files {
+		seen[f.Path] = true
+		if s, ok := stored[f.Path]; ok && s.Size == f.Size && s.ModTime == f.ModTime {
+			st.Unchanged++
+			continue
+		}
+		todo = append(todo, f)
+	}
+	var deletes []store.Update
+	for p := range stored {
+		if !seen[p] {
+			deletes = append(deletes, store.Update{File: store.File{Path: p}, Delete: true})
+		}
+	}
+	sort.Slice(deletes, func(i, j int) bool { return deletes[i].File.Path < deletes[j].File.Path })
+
+	type result struct {
+		update  *store.Update
+		skip    *discover.Skip
+		touch   bool
+		mtime   int64
+		changed bool
+		texts   int
+	}
+	results := make(chan result, 2*workers)
+	var (
+		mu       sync.Mutex // guards touches and skips below
+		touches  = map[string]int64{}
+		skips    []discover.Skip
+		embedded atomic.Int64
+	)
+
+	g, gctx := errgroup.WithContext(ctx)
+	// Writer: the one goroutine that writes to the store.
+	g.Go(func() error {
+		var batch []store.Update
+		chunks := 0
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if err := db.Apply(context.WithoutCancel(gctx), batch); err != nil {
+				return err
+			}
+			batch, chunks = batch[:0], 0
+			return nil
+		}
+		if len(deletes) > 0 {
+			if err := db.Apply(gctx, deletes); err != nil {
+				return err
+			}
+			st.Deleted = len(deletes)
+		}
+		done := 0
+		for r := range results {
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(todo))
+			}
+			switch {
+			case r.skip != nil:
+				mu.Lock()
+				skips = append(skips, *r.skip)
+				mu.Unlock()
+				if _, ok := stored[r.skip.Path]; ok {
+					batch = append(batch, store.Update{File: store.File{Path: r.skip.Path}, Delete: true})
+					st.Deleted++
+				}
+			case r.touch:
+				mu.Lock()
+				touches[r.update.File.Path] = r.mtime
+				mu.Unlock()
+				st.Touched++
+			default:
+				if r.changed {
+					st.Changed++
+				} else {
+					st.Added++
+				}
+				st.Chunks += len(r.update.Chunks)
+				chunks += len(r.update.Chunks)
+				batch = append(batch, *r.update)
+			}
+			if len(batch) >= writeBatchFiles || chunks >= writeBatchChunks {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return flush()
+	})
+
+	// Producers: read, sniff, chunk, analyze, embed.
+	jobs := make(chan discover.File)
+	var pg errgroup.Group
+	pg.Go(func() error {
+		defer close(jobs)
+		for _, f := range todo {
+			select {
+			case jobs <- f:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for range workers {
+		pg.Go(func() error {
+			for f := range jobs {
+				r, err := processFile(gctx, f, stored, chunker, opts.Embedder, batchSize, db)
+				if err != nil {
+					return err
+				}
+				if r.embedded > 0 {
+					embedded.Add(int64(r.embedded))
+				}
+				res := result{update: r.update, skip: r.skip, touch: r.touch, mtime: f.ModTime, changed: r.changed}
+				select {
+				case results <- res:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		err := pg.Wait()
+		close(results)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	if err := db.TouchFiles(ctx, touches); err != nil {
+		return nil, err
+	}
+	st.Skips = append(st.Skips, skips...)
+	sort.Slice(st.Skips, func(i, j int) bool { return st.Skips[i].Path < st.Skips[j].Path })
+	st.Embedded = int(embedded.Load())
+	st.Duration = time.Since(start)
+	log.Debug("index run", "root", root, "files", st.Discovered, "added", st.Added, "changed", st.Changed,
+		"deleted", st.Deleted, "chunks", st.Chunks, "dur", st.Duration)
+	return st, nil
+}
+
+type fileResult struct {
+	update   *store.Update
+	skip     *discover.Skip
+	touch    bool
+	changed  bool
+	embedded int
+}
+
+// processFile reads, sniffs and chunks one file. Per-file problems become a
+// skip; only embedder failures and cancellation are errors.
+func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
+	emb embed.Provider, batchSize int, db *store.DB) (fileResult, error) {
+	src, err := os.ReadFile(f.Abs)
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			detail = "deleted during the scan"
+		}
+		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: discover.ReasonUnreadable, Detail: detail}}, nil
+	}
+	if int64(len(src)) != f.Size {
+		f.Size = int64(len(src)) // changed since the walk; index what we read
+	}
+	sum := sha256.Sum256(src)
+	old, had := stored[f.Path]
+	if had && string(old.Hash) == string(sum[:]) {
+		return fileResult{update: &store.Update{File: store.File{Path: f.Path}}, touch: true}, nil
+	}
+	if reason, detail, skip := discover.Sniff(f.Path, src); skip {
+		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: reason, Detail: detail}}, nil
+	}
+	chunks, err := chunker.Chunk(ctx, f.Path, f.Language, src)
+	if err != nil {
+		return fileResult{}, err
+	}
+	u := &store.Update{File: store.File{
+		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
+	}}
+	pathTerms := strings.Join(analyze.TermList(f.Path), " ")
+	u.Chunks = make([]store.Chunk, len(chunks))
+	for i, c := range chunks {
+		text := string(src[c.StartByte:c.EndByte])
+		u.Chunks[i] = store.Chunk{
+			Kind: string(c.Kind), Symbol: c.Symbol, Name: c.Name, Breadcrumb: c.Breadcrumb,
+			Summary:   Summary(c, text),
+			StartLine: c.StartLine, EndLine: c.EndLine, StartByte: c.StartByte, EndByte: c.EndByte, Part: c.Part,
+			FTSName: joinTerms(c.Symbol, c.Breadcrumb),
+			FTSPath: pathTerms,
+			FTSDoc:  joinTerms(c.Doc),
+			FTSBody: joinTerms(text),
+		}
+	}
+	n := 0
+	if emb != nil && len(chunks) > 0 {
+		n, err = embedChunks(ctx, emb, batchSize, db, f.Path, src, chunks, u)
+		if err != nil {
+			return fileResult{}, fmt.Errorf("embedding %s: %w", f.Path, err)
+		}
+	}
+	return fileResult{update: u, changed: had, embedded: n}, nil
+}
+
+// embedChunks sets each chunk's EmbedKey and puts the vectors of keys the
+// store lacks into u.Vectors. It returns the number of texts embedded.
+func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, db *store.DB, path string, src []byte,
+	chunks []chunk.Chunk, u *store.Update) (int, error) {
+	m := emb.Model()
+	keys := make([][]byte, len(chunks))
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = EmbedText(path, c, string(src[c.StartByte:c.EndByte]))
+		k := embed.CacheKey(m, texts[i])
+		keys[i] = k[:]
+		u.Chunks[i].EmbedKey = keys[i]
+	}
+	have, err := db.HasVectors(ctx, keys)
+	if err != nil {
+		return 0, err
+	}
+	var missTexts []string
+	var missKeys []string
+	queued := map[string]bool{}
+	for i, k := range keys {
+		if have[string(k)] || queued[string(k)] {
+			continue
+		}
+		queued[string(k)] = true
+		missTexts = append(missTexts, texts[i])
+		missKeys = append(missKeys, string(k))
+	}
+	if len(missTexts) == 0 {
+		return 0, nil
+	}
+	vecs, err := embed.Batch(ctx, emb, missTexts, embed.Document, batchSize)
+	if err != nil {
+		return 0, err
+	}
+	u.Vectors = make(map[string][]byte, len(vecs))
+	for i, v := range vecs {
+		u.Vectors[missKeys[i]] = embed.EncodeVector(v)
+	}
+	return len(missTexts), nil
+}
+
+// maxEmbedTextBytes caps the text sent to an embedding model; longer chunks
+// are cut (models truncate anyway, and a cap keeps requests bounded).
+const maxEmbedTextBytes = 4000
+
+// EmbedText is the text embedded for a chunk: its path, breadcrumb and
+// symbol as a header line, then the code, cut at maxEmbedTextBytes.
+func EmbedText(path string, c chunk.Chunk, code string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	if c.Breadcrumb != "" {
+		b.WriteString(" > ")
+		b.WriteString(c.Breadcrumb)
+	}
+	if c.Symbol != "" {
+		b.WriteString(" > ")
+		b.WriteString(c.Symbol)
+	}
+	b.WriteByte('\n')
+	b.WriteString(code)
+	s := b.String()
+	if len(s) > maxEmbedTextBytes {
+		s = strings.ToValidUTF8(s[:maxEmbedTextBytes], "")
+	}
+	return s
+}
+
+func joinTerms(texts ...string) string {
+	var b strings.Builder
+	for _, t := range texts {
+		analyze.Terms(t, func(term string) {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(term)
+		})
+	}
+	return b.String()
+}
+
+func countLines(src []byte) int {
+	n := 0
+	for _, c := range src {
+		if c == '\n' {
+			n++
+		}
+	}
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
