@@ -1,0 +1,273 @@
+// Package httpjson sends JSON requests to remote embedding services with
+// the retry policy that every HTTP provider under internal/embed shares:
+//
+//   - 429 Too Many Requests and 5xx answers are retried with exponential
+//     backoff (with jitter), or after the server's Retry-After when it gives
+//     one, every wait capped at [Client.MaxBackoff];
+//   - a 429 that outlasts the retries is reported as [embed.ErrRateLimited];
+//   - other 4xx answers are not retried, and their message is put in the
+//     error text;
+//   - transport errors (connection refused, per-attempt timeout) are not
+//     retried: a local server that is not running will not start while we
+//     wait, and a remote one that drops connections is better reported
+//     than hammered;
+//   - cancellation of the caller's context ends a wait at once, and the
+//     returned error then matches ctx.Err() with errors.Is.
+//
+// Errors hide HTTP internals (%v) and wrap only causes callers may branch
+// on: [embed.ErrRateLimited] and context errors.
+package httpjson
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/embed"
+)
+
+// Defaults applied by [Client] to zero fields.
+const (
+	DefaultMaxRetries = 4
+	DefaultBackoff    = 500 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+	DefaultTimeout    = 2 * time.Minute
+)
+
+const (
+	// maxResponseBytes bounds a successful response: 256 inputs of 4096
+	// dims at about 20 bytes a number is 21 MB, so this leaves ample room
+	// while keeping a broken server from exhausting memory.
+	maxResponseBytes = 256 << 20
+	// maxErrorBytes bounds how much of an error response is read.
+	maxErrorBytes = 64 << 10
+	// maxMessageBytes bounds the service message quoted in an error.
+	maxMessageBytes = 512
+)
+
+// Client posts JSON with retries. Zero fields take the defaults above; a
+// Client is safe for concurrent use once its fields are set.
+type Client struct {
+	// HTTP sends the requests; nil means http.DefaultClient. Its own
+	// Timeout, if any, applies on top of [Client.Timeout].
+	HTTP *http.Client
+	// Header holds headers added to every request, such as Authorization.
+	Header http.Header
+	// MaxRetries is how many times a 429 or 5xx answer is retried after the
+	// first attempt: 0 means [DefaultMaxRetries], negative means none.
+	MaxRetries int
+	// Backoff is the wait before the first retry when the server sends no
+	// Retry-After; it doubles with each retry, and each wait is drawn
+	// between half and all of it. 0 means [DefaultBackoff].
+	Backoff time.Duration
+	// MaxBackoff caps every wait, including one asked for by Retry-After.
+	// 0 means [DefaultMaxBackoff].
+	MaxBackoff time.Duration
+	// Timeout bounds each attempt, from sending the request to reading the
+	// whole response. 0 means [DefaultTimeout]; negative means none.
+	Timeout time.Duration
+	// Logger receives a record for each retry; nil discards them.
+	Logger *slog.Logger
+	// ErrorMessage extracts the service's message from the body of an
+	// error response. When it is nil or returns "", the body itself (with
+	// space collapsed) is quoted.
+	ErrorMessage func(body []byte) string
+}
+
+// Post marshals in as JSON, posts it to url, and unmarshals a 2xx response
+// body into out, retrying as the package comment describes.
+func (c *Client) Post(ctx context.Context, url string, in, out any) error {
+	payload, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding request: %v", err)
+	}
+	retries := c.MaxRetries
+	if retries == 0 {
+		retries = DefaultMaxRetries
+	}
+	retries = max(retries, 0)
+	for attempt := 0; ; attempt++ {
+		body, status, header, err := c.do(ctx, url, payload)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return fmt.Errorf("sending request: %w", ctxErr)
+			}
+			return fmt.Errorf("sending request: %v", err)
+		}
+		if status >= 200 && status < 300 {
+			if err := json.Unmarshal(body, out); err != nil {
+				return fmt.Errorf("decoding response: %v", err)
+			}
+			return nil
+		}
+		retryable := status == http.StatusTooManyRequests || status >= 500
+		if !retryable || attempt >= retries {
+			return c.statusError(status, body, attempt+1, retryable)
+		}
+		wait := c.wait(attempt, header, time.Now())
+		if c.Logger != nil {
+			c.Logger.LogAttrs(ctx, slog.LevelInfo, "embedding request will be retried",
+				slog.Int("status", status), slog.Int("attempt", attempt+1), slog.Duration("wait", wait))
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("waiting to retry after HTTP %d: %w", status, err)
+		}
+	}
+}
+
+// do makes one attempt and returns the response body, which it has read
+// whole (up to a bound) so the per-attempt timeout covers the transfer.
+func (c *Client) do(ctx context.Context, url string, payload []byte) ([]byte, int, http.Header, error) {
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	for k, vs := range c.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer resp.Body.Close()
+	limit := int64(maxErrorBytes)
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		limit = maxResponseBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("reading response: %w", err)
+	}
+	if int64(len(body)) > limit {
+		if limit == maxResponseBytes {
+			return nil, 0, nil, fmt.Errorf("response larger than %d bytes", limit)
+		}
+		body = body[:limit] // an error body: its start is enough to quote
+	}
+	return body, resp.StatusCode, resp.Header, nil
+}
+
+// statusError describes a final non-2xx answer.
+func (c *Client) statusError(status int, body []byte, attempts int, retried bool) error {
+	msg := ""
+	if c.ErrorMessage != nil {
+		msg = c.ErrorMessage(body)
+	}
+	if msg == "" {
+		msg = strings.Join(strings.Fields(string(body)), " ")
+	}
+	if len(msg) > maxMessageBytes {
+		msg = strings.ToValidUTF8(msg[:maxMessageBytes], "") + "…"
+	}
+	text := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if retried && attempts > 1 {
+		text += fmt.Sprintf(" after %d attempts", attempts)
+	}
+	if msg != "" {
+		text += ": " + msg
+	}
+	if status == http.StatusTooManyRequests {
+		return fmt.Errorf("%w: %s", embed.ErrRateLimited, text)
+	}
+	return errors.New(text)
+}
+
+// wait returns how long to wait before retry number attempt+1: the
+// server's Retry-After if it sent one, else exponential backoff with
+// jitter; capped at MaxBackoff either way.
+func (c *Client) wait(attempt int, h http.Header, now time.Time) time.Duration {
+	ceiling := c.MaxBackoff
+	if ceiling <= 0 {
+		ceiling = DefaultMaxBackoff
+	}
+	if d, ok := RetryAfter(h, now); ok {
+		return min(d, ceiling)
+	}
+	d := c.Backoff
+	if d <= 0 {
+		d = DefaultBackoff
+	}
+	for range attempt {
+		if d >= ceiling/2 {
+			d = ceiling
+			break
+		}
+		d *= 2
+	}
+	d = min(d, ceiling)
+	// Equal jitter: clients that were throttled together spread out.
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// RetryAfter reads how long the server asked the client to wait: the
+// Retry-After header as delay-seconds or an HTTP date (RFC 9110 section
+// 10.2.3), or the millisecond Retry-After-Ms header that OpenAI-style
+// services send, which takes precedence. A date in the past means no wait.
+// ok is false when neither header is present and valid.
+func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < 1e12 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second) // avoid overflow; the caller caps anyway
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleep waits for d or until ctx is done, whichever is first, and returns
+// ctx.Err() in the second case.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
