@@ -1,0 +1,239 @@
+// Package ollama is an [embed.Provider] backed by a local or remote Ollama
+// server's POST /api/embed endpoint, which embeds a list of inputs in one
+// request and returns one vector per input, in order.
+//
+// Texts are sent in batches of [Options].BatchSize with "truncate": true,
+// so a chunk longer than the model's context window is embedded from its
+// beginning instead of failing its whole batch. Returned vectors are
+// checked against the model's dimensions and normalised to unit length.
+// 429 and 5xx answers are retried with backoff (see [Options]); Ollama's
+// error messages, such as `model "x" not found, try pulling it first`,
+// appear in the returned errors.
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/internal/httpjson"
+)
+
+var _ embed.Provider = (*Client)(nil)
+
+const (
+	// DefaultBaseURL is where a local Ollama listens by default.
+	DefaultBaseURL = "http://127.0.0.1:11434"
+	// DefaultBatchSize is the number of texts per request when
+	// [Options].BatchSize is 0.
+	DefaultBatchSize = 32
+)
+
+// Options configures a [Client]. Only Model is required.
+type Options struct {
+	// BaseURL is the server's root URL, without /api; empty means
+	// [DefaultBaseURL]. A trailing slash is ignored.
+	BaseURL string
+	// Model is the Ollama model name, e.g. "nomic-embed-text" or
+	// "mxbai-embed-large:335m". Required.
+	Model string
+	// Dims is the expected vector length. 0 means the client learns it from
+	// the first successful response and enforces it from then on; until
+	// then [Client.Model] reports 0 dimensions. It is not sent to the
+	// server.
+	Dims int
+	// BatchSize is the most texts sent in one request; 0 means
+	// [DefaultBatchSize].
+	BatchSize int
+	// QueryPrefix and DocumentPrefix are prepended to each text of an
+	// [embed.Query] or [embed.Document] batch, for models trained with
+	// task instructions (nomic-embed-text: "search_query: " and
+	// "search_document: "). Empty means none. Changing them changes the
+	// vectors without changing the model identity, so an index must be
+	// rebuilt when they change.
+	QueryPrefix    string
+	DocumentPrefix string
+	// KeepAlive is sent as "keep_alive", how long Ollama keeps the model
+	// loaded after the request (a Go-style duration such as "10m", or "-1"
+	// for ever); empty leaves the server's default (5m).
+	KeepAlive string
+	// HTTPClient sends the requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// Timeout bounds each attempt, including loading the model on the
+	// first request; 0 means 2 minutes, negative means no bound.
+	Timeout time.Duration
+	// MaxRetries is how many times a 429 or 5xx answer is retried: 0 means
+	// 4, negative means none.
+	MaxRetries int
+	// Backoff is the first wait between retries when the server sends no
+	// Retry-After; it doubles per retry, with jitter. 0 means 500ms.
+	Backoff time.Duration
+	// MaxBackoff caps every wait, including Retry-After; 0 means 30s.
+	MaxBackoff time.Duration
+	// Logger receives a record per retry; nil discards them.
+	Logger *slog.Logger
+}
+
+// Client embeds texts with an Ollama server. It is safe for concurrent use.
+type Client struct {
+	endpoint  string
+	name      string
+	batch     int
+	prefix    [2]string // indexed by embed.InputKind
+	keepAlive string
+	dims      atomic.Int64 // 0 until known; set once
+	http      *httpjson.Client
+}
+
+// New returns a Client for opts. It returns an error when Model is empty,
+// BaseURL is not an absolute http or https URL, or Dims or BatchSize is
+// negative. It does not contact the server.
+func New(opts Options) (*Client, error) {
+	if opts.Model == "" {
+		return nil, errors.New("ollama: no model name")
+	}
+	if opts.Dims < 0 {
+		return nil, fmt.Errorf("ollama: negative dimensions %d", opts.Dims)
+	}
+	if opts.BatchSize < 0 {
+		return nil, fmt.Errorf("ollama: negative batch size %d", opts.BatchSize)
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("ollama: base URL %q is not an http(s) URL", base)
+	}
+	c := &Client{
+		endpoint:  strings.TrimRight(base, "/") + "/api/embed",
+		name:      opts.Model,
+		batch:     opts.BatchSize,
+		prefix:    [2]string{embed.Document: opts.DocumentPrefix, embed.Query: opts.QueryPrefix},
+		keepAlive: opts.KeepAlive,
+		http: &httpjson.Client{
+			HTTP:         opts.HTTPClient,
+			MaxRetries:   opts.MaxRetries,
+			Backoff:      opts.Backoff,
+			MaxBackoff:   opts.MaxBackoff,
+			Timeout:      opts.Timeout,
+			Logger:       opts.Logger,
+			ErrorMessage: errorMessage,
+		},
+	}
+	if c.batch == 0 {
+		c.batch = DefaultBatchSize
+	}
+	c.dims.Store(int64(opts.Dims))
+	return c, nil
+}
+
+// Model reports {Provider: "ollama", Name: Options.Model, Dims: d}, where d
+// is Options.Dims, or the learned length once a response has been checked
+// (0 before that).
+func (c *Client) Model() embed.Model {
+	return embed.Model{Provider: "ollama", Name: c.name, Dims: int(c.dims.Load())}
+}
+
+// Embed returns one unit-length vector per text, in order, sending
+// requests of at most Options.BatchSize texts one after another. Empty
+// texts yields no request and an empty result.
+//
+// Errors: [embed.ErrRateLimited] when the server still answers 429 after
+// the retries; [embed.ErrDimension] when a vector's length differs from
+// the configured or learned dimensions (or is 0); ctx.Err() (matchable
+// with errors.Is) when ctx ends, also during a backoff wait; otherwise an
+// error quoting the HTTP status and Ollama's message, or the transport or
+// decoding failure.
+func (c *Client) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += c.batch {
+		end := min(start+c.batch, len(texts))
+		vecs, err := c.embedBatch(ctx, texts[start:end], kind)
+		if err != nil {
+			return nil, fmt.Errorf("ollama: embedding texts %d-%d with %s: %w", start, end-1, c.name, err)
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// embedRequest is the body of POST /api/embed.
+type embedRequest struct {
+	Model     string   `json:"model"`
+	Input     []string `json:"input"`
+	Truncate  bool     `json:"truncate"`
+	KeepAlive string   `json:"keep_alive,omitempty"`
+}
+
+// embedResponse is the part of a /api/embed answer that ctx reads; the
+// server also reports durations and prompt_eval_count.
+type embedResponse struct {
+	Model      string      `json:"model"`
+	Embeddings [][]float32 `json:"embeddings"`
+}
+
+func (c *Client) embedBatch(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
+	input := texts
+	if p := c.prefixFor(kind); p != "" {
+		input = make([]string, len(texts))
+		for i, t := range texts {
+			input[i] = p + t
+		}
+	}
+	req := embedRequest{Model: c.name, Input: input, Truncate: true, KeepAlive: c.keepAlive}
+	var resp embedResponse
+	if err := c.http.Post(ctx, c.endpoint, req, &resp); err != nil {
+		return nil, err
+	}
+	if len(resp.Embeddings) != len(texts) {
+		return nil, fmt.Errorf("server returned %d embeddings for %d inputs", len(resp.Embeddings), len(texts))
+	}
+	for i, v := range resp.Embeddings {
+		if err := c.checkDims(len(v)); err != nil {
+			return nil, fmt.Errorf("embedding %d: %w", i, err)
+		}
+		embed.Normalize(v)
+	}
+	return resp.Embeddings, nil
+}
+
+// checkDims learns the dimensions from the first vector if they are not
+// known yet, then holds every vector to them.
+func (c *Client) checkDims(n int) error {
+	if n == 0 {
+		return fmt.Errorf("%w: empty vector", embed.ErrDimension)
+	}
+	c.dims.CompareAndSwap(0, int64(n))
+	if want := c.dims.Load(); int64(n) != want {
+		return fmt.Errorf("%w: got %d, want %d", embed.ErrDimension, n, want)
+	}
+	return nil
+}
+
+func (c *Client) prefixFor(kind embed.InputKind) string {
+	if int(kind) < 0 || int(kind) >= len(c.prefix) {
+		return ""
+	}
+	return c.prefix[kind]
+}
+
+// errorMessage extracts Ollama's {"error": "..."} message.
+func errorMessage(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return ""
+	}
+	return e.Error
+}
