@@ -1,6 +1,13 @@
 // Package embed holds the embedding contract ([Provider]), the
-// content-addressed cache key, and batching helpers; providers live in
-// sub-packages (embed/ollama, embed/openai).
+// content-addressed cache key ([CacheKey]), batching ([Batch]) and the
+// vector helpers the rest of the pipeline shares ([Normalize], [Dot],
+// [EncodeVector], [DecodeVector]); providers live in sub-packages
+// (embed/ollama, embed/openai) and a deterministic fake for tests in
+// embed/embedtest.
+//
+// Invariants: every vector a provider returns has [Model].Dims float32s
+// and unit L2 length (or is all zeros), so a dot product is a cosine
+// similarity; vectors of two model identities are never mixed.
 package embed
 
 import (

@@ -27,8 +27,9 @@ func Normalize(v []float32) {
 // allocates nothing and sums four lanes at a time.
 //
 // Dot panics if a and b differ in length: vectors of one index share the
-// model's dimensions, which [Batch], the providers and the store check at
-// their boundaries, so a mismatch here is a programming error.
+// model's dimensions, which [Batch], the providers and the readers of
+// stored vectors check at their boundaries, so a mismatch here is a
+// programming error.
 func Dot(a, b []float32) float32 {
 	if len(a) != len(b) {
 		panic(fmt.Sprintf("embed.Dot: vectors of length %d and %d", len(a), len(b)))
