@@ -37,6 +37,7 @@ var extLang = map[string]string{
 	".go":       LangGo,
 	".py":       LangPython,
 	".pyi":      LangPython,
+	".pyw":      LangPython,
 	".js":       LangJavaScript,
 	".mjs":      LangJavaScript,
 	".cjs":      LangJavaScript,
@@ -61,6 +62,7 @@ var extLang = map[string]string{
 	".cs":       LangCSharp,
 	".rb":       LangRuby,
 	".rake":     LangRuby,
+	".gemspec":  LangRuby,
 	".php":      LangPHP,
 	".kt":       LangKotlin,
 	".kts":      LangKotlin,
@@ -80,11 +82,18 @@ var extLang = map[string]string{
 
 // nameLang maps well-known extensionless or special file names to a language.
 var nameLang = map[string]string{
-	"Rakefile":  LangRuby,
-	"Gemfile":   LangRuby,
-	"Guardfile": LangRuby,
-	".bashrc":   LangBash,
-	".profile":  LangBash,
+	"Rakefile":      LangRuby,
+	"Gemfile":       LangRuby,
+	"Guardfile":     LangRuby,
+	"Vagrantfile":   LangRuby,
+	"Podfile":       LangRuby,
+	"Fastfile":      LangRuby,
+	"Brewfile":      LangRuby,
+	".bashrc":       LangBash,
+	".bash_profile": LangBash,
+	".zshrc":        LangBash,
+	".profile":      LangBash,
+	"PKGBUILD":      LangBash,
 }
 
 // Language returns the language identifier for a slash-separated path, judged

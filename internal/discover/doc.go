@@ -1,0 +1,38 @@
+// Package discover is the first stage of the index pipeline: it walks a
+// repository and decides which files are worth indexing.
+//
+// Input is a root directory and [Options]; output is a [Result] holding the
+// indexable files and, for everything else, a [Skip] with its [Reason]. The
+// rules, in the order they are applied to each directory entry:
+//
+//  1. Built-in excludes (reason [ReasonExcluded]): version-control
+//     directories, dependency and virtual-env directories, caches, IDE state,
+//     build outputs, and the benchmark checkout markers .materialized and
+//     .missing-blobs at the root. Build-output names that are also common
+//     source directory names (build, dist, target, out, bin, obj, coverage)
+//     are excluded only next to the project file of a tool that writes them
+//     there (see [Walk]); the Go tree itself has go/build, cmd/dist,
+//     cmd/internal/obj and internal/coverage.
+//  2. Secrets ([ReasonSecret]) such as .env files, private keys, certificates
+//     and credential files, unless [Options.IncludeSecrets].
+//  3. Ignore files with git semantics ([ReasonGitignore]): every .gitignore
+//     from the enclosing git work tree down, plus .git/info/exclude; a
+//     directory that is ignored is not entered, so a negation cannot
+//     re-include anything below it, exactly as in git.
+//  4. .ctxignore files (same syntax, nested too) and [Options.Exclude]
+//     ([ReasonCtxignore]).
+//  5. Name rules for files: lockfiles, known binary extensions, minified
+//     bundles and source maps, and well-known generated names such as *.pb.go.
+//  6. Size ([ReasonTooLarge]), readability ([ReasonUnreadable]), symlinks
+//     ([ReasonSymlink]) and special files ([ReasonSpecial]).
+//
+// [Walk] never reads file contents; the index pipeline calls [Sniff] on the
+// bytes it reads anyway, to drop binary, minified and generated files.
+//
+// Invariants: paths in a [Result] are slash-separated and relative to the
+// symlink-resolved root; a skipped directory appears once and its contents
+// are not listed; directories behind symlinks are never followed, so a walk
+// always terminates; no path outside the root is ever listed. [CheckRoot],
+// [FindRoot] and [Confine] carry the safety rules for choosing a root and for
+// resolving paths that clients pass in.
+package discover
