@@ -115,45 +115,57 @@ func Parts(word string, emit func(part string)) {
 // single hyphens (kebab-case) are also emitted whole, joined by "_", after
 // their last run. Terms longer than [MaxTermBytes] are dropped.
 func Terms(text string, emit func(term string)) {
+	// Lower-casing can lengthen a word ("Ⱥ" → "ⱥ"), so the limit is
+	// checked on what is emitted.
+	out := func(t string) {
+		if len(t) <= MaxTermBytes {
+			emit(t)
+		}
+	}
 	var parts []string
-	kebabStart, prevEnd := -1, -1
+	kebabStart, prevStart, prevEnd := -1, -1, -1
+	kebab := "" // the kebab-case term so far, emitted when its chain ends
+	flushKebab := func() {
+		if kebab != "" {
+			out(kebab)
+			kebab = ""
+		}
+	}
 	Words(text, func(w string, start int) {
 		end := start + len(w)
 		if prevEnd >= 0 && start == prevEnd+1 && text[prevEnd] == '-' && isLetter(text[start]) {
 			if kebabStart < 0 {
-				kebabStart = prevEnd - 1
-				for kebabStart > 0 && isWordByte(text[kebabStart-1]) {
-					kebabStart--
-				}
+				kebabStart = prevStart
 			}
-			defer func() {
-				if k := text[kebabStart:end]; len(k) <= MaxTermBytes {
-					emit(strings.ReplaceAll(lower(k), "-", "_"))
-				}
-			}()
+			kebab = ""
+			if k := text[kebabStart:end]; len(k) <= MaxTermBytes {
+				kebab = strings.ReplaceAll(lower(k), "-", "_")
+			}
 		} else {
+			flushKebab()
 			kebabStart = -1
 		}
-		prevEnd = end
+		prevStart, prevEnd = start, end
 		if len(w) > MaxTermBytes {
 			return
 		}
 		whole := lower(w)
-		emit(whole)
+		out(whole)
 		parts = parts[:0]
 		Parts(w, func(p string) { parts = append(parts, p) })
 		if len(parts) > 1 {
 			for _, p := range parts {
 				lp := lower(p)
-				emit(lp)
+				out(lp)
 				if s := Stem(lp); s != lp {
-					emit(s)
+					out(s)
 				}
 			}
 		} else if s := Stem(whole); s != whole {
-			emit(s)
+			out(s)
 		}
 	})
+	flushKebab()
 }
 
 // TermList returns [Terms] of text as a slice.
