@@ -69,7 +69,7 @@ type Query struct {
 var (
 	rePyFrame   = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?`)
 	reGoFrame   = regexp.MustCompile(`(?m)^\s*(/?[\w./\-]+\.go):(\d+)`)
-	reJSFrame   = regexp.MustCompile(`at (?:([\w.$<>]+) )?\(?((?:[\w.\-]+/)*[\w.\-]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?`)
+	reJSFrame   = regexp.MustCompile(`at (?:([\w.$<>]+) )?\(?(/?(?:[\w.\-]+/)*[\w.\-]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?`)
 	reJavaFrame = regexp.MustCompile(`at ([\w.$]+)\.([\w$<>]+)\(([\w]+\.(?:java|kt|scala)):(\d+)\)`)
 	rePathTok   = regexp.MustCompile(`(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]+|[A-Za-z0-9_\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|swift|scala|lua|ex|exs|sh|md|json|ya?ml|toml)\b`)
 	reBacktick  = regexp.MustCompile("`([^`\n]{1,120})`")
