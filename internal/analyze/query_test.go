@@ -1,0 +1,355 @@
+package analyze_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+)
+
+// issueText is a 60-word bug report without code, a [analyze.QueryLong] query.
+const issueText = `When the client sends a request with a very large header the server
+returns a bad request status but keeps the connection open, so the next
+request on the same connection hangs until the idle timeout fires. I expected
+the server to close the connection right after writing the error response,
+like it does for malformed request lines. This started after upgrading.`
+
+func TestAnalyzeKind(t *testing.T) {
+	t.Parallel()
+	if n := len(strings.Fields(issueText)); n <= analyze.LongQueryWords {
+		t.Fatalf("issueText has %d words, want more than %d", n, analyze.LongQueryWords)
+	}
+	tests := []struct {
+		name  string
+		query string
+		want  analyze.QueryKind
+	}{
+		{"PascalCase with acronym", "ReadMIMEHeader", analyze.QuerySymbol},
+		{"camelCase", "closeIdleConns", analyze.QuerySymbol},
+		{"dotted", "http.Server", analyze.QuerySymbol},
+		{"snake_case", "parse_args", analyze.QuerySymbol},
+		{"C++ scope", "Foo::bar", analyze.QuerySymbol},
+		{"call", "parse()", analyze.QuerySymbol},
+		{"path", "net/http/server.go", analyze.QuerySymbol},
+		{"file name", "server.go", analyze.QuerySymbol},
+		{"surrounding space", "  ReadMIMEHeader\n", analyze.QuerySymbol},
+		{"plain word", "server", analyze.QueryNatural},
+		{"question", "how does the server close idle connections", analyze.QueryNatural},
+		{"question with a symbol", "where is ReadMIMEHeader called", analyze.QueryNatural},
+		{"two lines", "close idle connections\nin the server", analyze.QueryNatural},
+		{"empty", "", analyze.QueryNatural},
+		{"punctuation", "?!", analyze.QueryNatural},
+		{"issue text", issueText, analyze.QueryLong},
+		{"three lines", "a\nb\nc", analyze.QueryLong},
+		{"traceback", "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nNameError: name 'x' is not defined", analyze.QueryLong},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := analyze.Analyze(tc.query).Kind; got != tc.want {
+				t.Errorf("Analyze(%q).Kind = %q, want %q", tc.query, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAnalyzeTerms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		query string
+		want  []analyze.Term
+	}{
+		{"empty", "", nil},
+		{"punctuation only", "(*&^%$#@!)", nil},
+		{
+			"stopwords removed, question words too",
+			"how does the server close idle connections",
+			[]analyze.Term{{Text: "server", Weight: 1}, {Text: "close", Weight: 1}, {Text: "idle", Weight: 1}, {Text: "connections", Weight: 1}, {Text: "connection", Weight: 1}},
+		},
+		{
+			"code words kept",
+			"how do I get the user before save and what should I use after",
+			[]analyze.Term{{Text: "get", Weight: 1}, {Text: "user", Weight: 1}, {Text: "before", Weight: 1}, {Text: "save", Weight: 1}, {Text: "use", Weight: 1}, {Text: "after", Weight: 1}},
+		},
+		{
+			"stopwords in any case",
+			"The Server Is Here",
+			[]analyze.Term{{Text: "server", Weight: 1}},
+		},
+		{
+			"single letters dropped, numbers kept",
+			"x y 7 status 404",
+			[]analyze.Term{{Text: "7", Weight: 1}, {Text: "status", Weight: 1}, {Text: "404", Weight: 1}},
+		},
+		{
+			"identifier weighs double",
+			"ReadMIMEHeader",
+			[]analyze.Term{{Text: "readmimeheader", Weight: 2}, {Text: "read", Weight: 2}, {Text: "mime", Weight: 2}, {Text: "header", Weight: 2}},
+		},
+		{
+			"weights add up",
+			"conn.Close() before close",
+			[]analyze.Term{{Text: "conn", Weight: 2}, {Text: "close", Weight: 3}, {Text: "before", Weight: 1}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := analyze.Analyze(tc.query).Terms
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Analyze(%q).Terms mismatch (-want +got):\n%s", tc.query, diff)
+			}
+		})
+	}
+}
+
+func TestAnalyzeExtraction(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		query string
+		// Frames and Phrases are compared exactly; Symbols and Paths must
+		// contain these (their heuristics may add more).
+		frames      []analyze.Frame
+		phrases     []string
+		symbols     []string
+		paths       []string
+		notSymbols  []string
+		wantSymbols []string // exact Symbols, when set
+	}{
+		{
+			name: "python traceback",
+			query: `Traceback (most recent call last):
+  File "/usr/lib/python3/site-packages/django/core/handlers/exception.py", line 55, in inner
+    response = get_response(request)
+  File "/usr/lib/python3/site-packages/django/db/models/query.py", line 123, in get
+    raise self.model.DoesNotExist(
+django.core.exceptions.ObjectDoesNotExist: Matching query does not exist.`,
+			frames: []analyze.Frame{
+				{Path: "/usr/lib/python3/site-packages/django/core/handlers/exception.py", Line: 55, Func: "inner"},
+				{Path: "/usr/lib/python3/site-packages/django/db/models/query.py", Line: 123, Func: "get"},
+			},
+			phrases: []string{
+				"/usr/lib/python3/site-packages/django/core/handlers/exception.py",
+				"/usr/lib/python3/site-packages/django/db/models/query.py",
+			},
+			symbols: []string{"inner", "get", "get_response", "self.model.DoesNotExist", "django.core.exceptions.ObjectDoesNotExist"},
+			paths: []string{
+				"/usr/lib/python3/site-packages/django/core/handlers/exception.py",
+				"/usr/lib/python3/site-packages/django/db/models/query.py",
+			},
+		},
+		{
+			name:    "python module frame",
+			query:   "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nNameError: name 'x' is not defined",
+			frames:  []analyze.Frame{{Path: "<stdin>", Line: 1, Func: "<module>"}},
+			phrases: []string{"<stdin>"},
+			symbols: []string{"NameError"},
+			// "<module>" is not a function anyone defined.
+			notSymbols: []string{"<module>", "module"},
+		},
+		{
+			name:    "go panic",
+			query:   "goroutine 1 [running]:\nmain.main()\n\t/home/x/proj/main.go:12 +0x1d",
+			frames:  []analyze.Frame{{Path: "/home/x/proj/main.go", Line: 12}},
+			symbols: []string{"main.main"},
+			paths:   []string{"/home/x/proj/main.go"},
+		},
+		{
+			name: "go panic with several frames",
+			query: `panic: runtime error: index out of range [3] with length 3
+
+goroutine 1 [running]:
+example.com/proj/internal/parse.(*Parser).next(...)
+	/home/x/proj/internal/parse/parser.go:27
+main.main()
+	/home/x/proj/main.go:12 +0x1d
+exit status 2`,
+			frames: []analyze.Frame{
+				{Path: "/home/x/proj/internal/parse/parser.go", Line: 27},
+				{Path: "/home/x/proj/main.go", Line: 12},
+			},
+			symbols: []string{"main.main"},
+			paths:   []string{"/home/x/proj/internal/parse/parser.go", "/home/x/proj/main.go"},
+		},
+		{
+			name: "javascript stack",
+			query: `TypeError: Cannot read properties of undefined (reading 'id')
+    at Router.handle (lib/router/index.js:45:12)
+    at next (lib/router/route.js:149:13)
+    at Object.<anonymous> (/srv/app/server.js:10:5)`,
+			frames: []analyze.Frame{
+				{Path: "lib/router/index.js", Line: 45, Func: "Router.handle"},
+				{Path: "lib/router/route.js", Line: 149, Func: "next"},
+				{Path: "/srv/app/server.js", Line: 10, Func: "Object.<anonymous>"},
+			},
+			symbols: []string{"Router.handle", "next", "TypeError"},
+			paths:   []string{"lib/router/index.js", "lib/router/route.js", "/srv/app/server.js"},
+		},
+		{
+			name: "java stack",
+			query: `Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()" because "name" is null
+	at com.example.app.UserService.findUser(UserService.java:42)
+	at com.example.app.Main.main(Main.java:10)`,
+			frames: []analyze.Frame{
+				{Path: "UserService.java", Line: 42, Func: "findUser"},
+				{Path: "Main.java", Line: 10, Func: "main"},
+			},
+			phrases: []string{"main", "String.length()", "name"},
+			symbols: []string{"findUser", "java.lang.NullPointerException", "com.example.app.UserService.findUser", "UserService"},
+			paths:   []string{"UserService.java", "Main.java"},
+		},
+		{
+			name:        "backticks and quotes",
+			query:       "why does `parseArgs` return \"unexpected EOF\" but `not a symbol` is fine",
+			phrases:     []string{"unexpected EOF"},
+			wantSymbols: []string{"parseArgs"},
+		},
+		{
+			name:        "dotted, scoped and called names",
+			query:       "Foo::bar calls conn.Close() and then retry()",
+			wantSymbols: []string{"Foo::bar", "conn.Close", "Close", "retry"},
+		},
+		{
+			name:       "calls of stopwords are not symbols",
+			query:      "if (x) for (y) while (z)",
+			notSymbols: []string{"if", "for", "while"},
+		},
+		{
+			name:  "paths and file names",
+			query: "see net/http/server.go and transport.go, not www.example.com or e.g. foo",
+			paths: []string{"net/http/server.go", "transport.go"},
+		},
+		{
+			name:        "method call is a symbol, not a path",
+			query:       "obj.method",
+			wantSymbols: []string{"obj.method"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q := analyze.Analyze(tc.query)
+			if diff := cmp.Diff(tc.frames, q.Frames); diff != "" {
+				t.Errorf("Frames mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.phrases, q.Phrases); diff != "" {
+				t.Errorf("Phrases mismatch (-want +got):\n%s", diff)
+			}
+			for _, s := range tc.symbols {
+				if !slices.Contains(q.Symbols, s) {
+					t.Errorf("Symbols = %q, missing %q", q.Symbols, s)
+				}
+			}
+			for _, s := range tc.notSymbols {
+				if slices.Contains(q.Symbols, s) {
+					t.Errorf("Symbols = %q, should not contain %q", q.Symbols, s)
+				}
+			}
+			if tc.wantSymbols != nil {
+				if diff := cmp.Diff(tc.wantSymbols, q.Symbols); diff != "" {
+					t.Errorf("Symbols mismatch (-want +got):\n%s", diff)
+				}
+			}
+			for _, p := range tc.paths {
+				if !slices.Contains(q.Paths, p) {
+					t.Errorf("Paths = %q, missing %q", q.Paths, p)
+				}
+			}
+			for _, p := range q.Paths {
+				if strings.Contains(p, "://") || strings.HasPrefix(p, "www.") || p == "e.g" {
+					t.Errorf("Paths = %q, should not contain %q", q.Paths, p)
+				}
+			}
+			if q.Raw != tc.query {
+				t.Errorf("Raw = %q, want the query", q.Raw)
+			}
+		})
+	}
+}
+
+func TestAnalyzeUnique(t *testing.T) {
+	t.Parallel()
+	q := analyze.Analyze("conn.Close conn.Close `conn.Close` server.go server.go close Close")
+	for name, list := range map[string][]string{"Symbols": q.Symbols, "Paths": q.Paths} {
+		seen := map[string]bool{}
+		for _, s := range list {
+			if seen[s] {
+				t.Errorf("%s = %q has %q twice", name, list, s)
+			}
+			seen[s] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, term := range q.Terms {
+		if seen[term.Text] {
+			t.Errorf("Terms = %v has %q twice", q.Terms, term.Text)
+		}
+		seen[term.Text] = true
+	}
+}
+
+func TestTopTerms(t *testing.T) {
+	t.Parallel()
+	q := &analyze.Query{Terms: []analyze.Term{{Text: "a", Weight: 1}, {Text: "b", Weight: 3}, {Text: "c", Weight: 2}, {Text: "d", Weight: 3}, {Text: "e", Weight: 1}}}
+	tests := []struct {
+		n    int
+		want []analyze.Term
+	}{
+		{0, []analyze.Term{}},
+		{1, []analyze.Term{{Text: "b", Weight: 3}}},
+		{3, []analyze.Term{{Text: "b", Weight: 3}, {Text: "d", Weight: 3}, {Text: "c", Weight: 2}}},
+		{10, []analyze.Term{{Text: "b", Weight: 3}, {Text: "d", Weight: 3}, {Text: "c", Weight: 2}, {Text: "a", Weight: 1}, {Text: "e", Weight: 1}}},
+	}
+	for _, tc := range tests {
+		got := q.TopTerms(tc.n)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("TopTerms(%d) mismatch (-want +got):\n%s", tc.n, diff)
+		}
+	}
+	if q.Terms[0].Text != "a" || q.Terms[1].Text != "b" {
+		t.Errorf("TopTerms reordered q.Terms: %v", q.Terms)
+	}
+}
+
+func TestIsIdentifier(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		word string
+		want bool
+	}{
+		{"ReadMIMEHeader", true},
+		{"getX", true},
+		{"closeIdleConns", true},
+		{"XMLHttpRequest", true},
+		{"parse_args", true},
+		{"MAX_SIZE", true},
+		{"x_1", true},
+		{"__init__", true},
+		{"utf8Decode", true},
+		{"md5sum", true},
+		{"Server", false},
+		{"server", false},
+		{"HTTP", false},
+		{"_private", false},
+		{"private_", false},
+		{"utf8", false},
+		{"base64", false},
+		{"1234", false},
+		{"ab", false},
+		{"aB", false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.word, func(t *testing.T) {
+			t.Parallel()
+			if got := analyze.IsIdentifier(tc.word); got != tc.want {
+				t.Errorf("IsIdentifier(%q) = %v, want %v", tc.word, got, tc.want)
+			}
+		})
+	}
+}
