@@ -89,8 +89,12 @@ func dsn(path string, readOnly bool) string {
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + v.Encode()
+	// SQLite reads the name as a URI: escape what would end or decode the
+	// path ("?" starts the query, "#" the fragment, "%" an escape).
+	return "file:" + uriPath.Replace(path) + "?" + v.Encode()
 }
+
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // Open opens (creating and migrating when needed) the database at path.
 // Errors: [ErrNotIndexed] (MustExist and no file), [ErrSchemaTooNew], or a
