@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -220,8 +222,11 @@ func (db *DB) HasVectors(ctx context.Context, keys [][]byte) (map[string]bool, e
 	for _, k := range keys {
 		var one int
 		err := db.r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE key = ?`, k).Scan(&one)
-		if err == nil {
+		switch {
+		case err == nil:
 			out[string(k)] = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, fmt.Errorf("looking up vectors: %v", err)
 		}
 	}
 	return out, nil

@@ -284,3 +284,16 @@ func TestVectors(t *testing.T) {
 		t.Errorf("Vectors with a failing callback: error %v after %d calls, want stop after 1", err, calls)
 	}
 }
+
+func TestHasVectorsReportsErrors(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	key := sha256.Sum256([]byte("k"))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	// A failed lookup must not read as "not stored", or the indexer
+	// re-embeds text it already has.
+	if has, err := db.HasVectors(ctx, [][]byte{key[:]}); err == nil {
+		t.Errorf("HasVectors with a canceled context = %v, nil; want an error", has)
+	}
+}
