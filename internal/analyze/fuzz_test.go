@@ -3,7 +3,9 @@
 //	go test -run='^$' -fuzz=FuzzTerms -fuzztime=60s ./internal/analyze
 //	go test -run='^$' -fuzz=FuzzAnalyze -fuzztime=60s ./internal/analyze
 //
-// Crashers land in testdata/fuzz/<target> and are committed.
+// Crashers land in testdata/fuzz/<target> and are committed. Minimizing each
+// new interesting input can stall the exec counter for up to a minute; add
+// -fuzzminimizetime=2s to spend the time fuzzing instead.
 package analyze_test
 
 import (
