@@ -1,0 +1,269 @@
+package chunk
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+)
+
+// Options tunes chunk sizes. A nil *Options, and any field left at zero,
+// means the default.
+type Options struct {
+	// MaxLines is the largest definition, in lines, kept as one chunk;
+	// a longer one is split at statement boundaries into parts. Default 120.
+	MaxLines int
+	// MaxBytes is the largest definition, in bytes, kept as one chunk;
+	// a larger one is split like a long one. Default 6000.
+	MaxBytes int
+	// GroupLines is how many lines of neighbouring top-level statements
+	// that are not definitions (imports, small assignments, calls) are
+	// grouped into one [KindBlock] chunk at most. Default 40.
+	GroupLines int
+	// WindowLines is the size, in lines, of the windows that files without
+	// a grammar (and long Markdown sections) are cut into. Default 60.
+	WindowLines int
+}
+
+// Default sizes; see [Options].
+const (
+	DefaultMaxLines    = 120
+	DefaultMaxBytes    = 6000
+	DefaultGroupLines  = 40
+	DefaultWindowLines = 60
+)
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxLines <= 0 {
+		r.MaxLines = DefaultMaxLines
+	}
+	if r.MaxBytes <= 0 {
+		r.MaxBytes = DefaultMaxBytes
+	}
+	if r.GroupLines <= 0 {
+		r.GroupLines = DefaultGroupLines
+	}
+	if r.WindowLines <= 0 {
+		r.WindowLines = DefaultWindowLines
+	}
+	return r
+}
+
+// Chunker splits files into [Chunk]s. It is safe for concurrent use by
+// many goroutines: tree-sitter parsers are pooled per language, and a
+// parser is used by one goroutine at a time.
+type Chunker struct {
+	opts    Options
+	parsers map[string]*sync.Pool // by language; values are *sitter.Parser
+	walkers sync.Pool             // *walker
+}
+
+// New returns a Chunker using opts; nil means the defaults.
+func New(opts *Options) *Chunker {
+	c := &Chunker{opts: opts.withDefaults(), parsers: make(map[string]*sync.Pool, len(specs))}
+	for id, s := range specs {
+		c.parsers[id] = &sync.Pool{New: func() any {
+			s.init()
+			p := sitter.NewParser()
+			p.SetLanguage(s.lang)
+			return p
+		}}
+	}
+	c.walkers.New = func() any { return new(walker) }
+	return c
+}
+
+// debugChecks makes Chunk panic when its output breaks an invariant,
+// instead of falling back to line windows. Tests turn it on.
+var debugChecks = false
+
+// Chunk splits one file into chunks, sorted by position, that never
+// overlap and that cover every line holding non-whitespace text. lang is
+// a discover.Lang* identifier: languages with a tree-sitter grammar are
+// chunked by definitions, Markdown by headings, anything else by line
+// windows. path names the file; it does not change the result today.
+//
+// Chunk returns an error only when ctx is done. A file that does not parse
+// is still chunked (tree-sitter recovers from errors; if it gives up, the
+// file is cut into line windows). An empty or blank file has no chunks.
+func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w := c.walkers.Get().(*walker)
+	defer func() {
+		w.release()
+		c.walkers.Put(w)
+	}()
+	w.reset(src, c.opts)
+	if w.li.trimmedEmpty() {
+		return nil, nil
+	}
+	switch s := specs[lang]; {
+	case s != nil:
+		tree, err := c.parse(ctx, s, src)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			w.windows(0, w.li.count()-1, nil, KindWindow)
+			break
+		}
+		w.spec = s
+		w.walkRoot(tree.RootNode())
+		tree.Close()
+		w.cover()
+	case lang == discover.LangMarkdown:
+		w.markdown()
+	default:
+		w.windows(0, w.li.count()-1, nil, KindWindow)
+	}
+	if err := w.check(); err != nil {
+		if debugChecks {
+			panic(fmt.Sprintf("chunk %s (%s): %v", path, lang, err))
+		}
+		w.out = w.out[:0]
+		w.cur = 0
+		w.windows(0, w.li.count()-1, nil, KindWindow)
+	}
+	return w.chunks(), nil
+}
+
+// parse parses src with a pooled parser. A parser whose parse was
+// cancelled is not reused: go-tree-sitter may set its cancellation flag
+// after the parse has returned.
+func (c *Chunker) parse(ctx context.Context, s *langSpec, src []byte) (*sitter.Tree, error) {
+	pool := c.parsers[s.id]
+	p := pool.Get().(*sitter.Parser)
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err != nil && ctx.Err() == nil {
+		// A stale cancellation flag from an earlier cancelled parse:
+		// retry once with a fresh parser.
+		p.Close()
+		p = pool.New().(*sitter.Parser)
+		tree, err = p.ParseCtx(ctx, nil, src)
+	}
+	if err != nil || ctx.Err() != nil {
+		p.Close()
+		if err == nil {
+			tree.Close()
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	pool.Put(p)
+	return tree, nil
+}
+
+// trimmedEmpty reports whether the file has no non-whitespace byte.
+func (li *lineIndex) trimmedEmpty() bool {
+	for _, c := range li.src {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// cover adds block pieces for non-blank lines that no piece owns. The
+// walker covers every byte of the tree; this catches text the grammar left
+// out of the tree (after a NUL byte, for one).
+func (w *walker) cover() {
+	next := 0
+	missing := false
+	for _, p := range w.out {
+		if f, _ := w.li.trim(next, p.first-1); f <= p.first-1 {
+			missing = true
+			break
+		}
+		next = p.last + 1
+	}
+	if !missing {
+		if f, _ := w.li.trim(next, w.li.count()-1); f > w.li.count()-1 {
+			return
+		}
+	}
+	old := append([]piece(nil), w.out...)
+	w.out = w.out[:0]
+	w.cur = 0
+	next = 0
+	for _, p := range old {
+		w.windows(next, p.first-1, nil, KindBlock)
+		w.out = append(w.out, p)
+		w.cur = p.last + 1
+		next = p.last + 1
+	}
+	w.windows(next, w.li.count()-1, nil, KindBlock)
+}
+
+// windows cuts lines first..last into pieces of kind k of at most
+// WindowLines lines and MaxBytes bytes, preferring to end a window at a
+// blank line in its last quarter.
+func (w *walker) windows(first, last int, m *meta, k Kind) {
+	first, last = w.li.trim(max(first, w.cur), last)
+	for first <= last {
+		e := first
+		for e < last && e-first+1 < w.opts.WindowLines && w.li.size(first, e+1) <= w.opts.MaxBytes {
+			e++
+		}
+		if e < last {
+			for b := e; b > first+(e-first)*3/4; b-- {
+				if w.li.blank(b) {
+					e = b - 1
+					break
+				}
+			}
+		}
+		before := len(w.out)
+		w.emit(first, e, m)
+		if len(w.out) > before {
+			w.out[len(w.out)-1].kind = k
+		}
+		first, last = w.li.trim(e+1, last)
+	}
+}
+
+// check verifies the invariants of the pieces.
+func (w *walker) check() error {
+	prev := -1
+	for i, p := range w.out {
+		if p.first <= prev || p.last < p.first || p.last >= w.li.count() {
+			return fmt.Errorf("piece %d: lines %d..%d after line %d of %d", i, p.first, p.last, prev, w.li.count())
+		}
+		prev = p.last
+	}
+	return nil
+}
+
+// chunks converts the pieces into chunks.
+func (w *walker) chunks() []Chunk {
+	if len(w.out) == 0 {
+		return nil
+	}
+	cs := make([]Chunk, len(w.out))
+	for i, p := range w.out {
+		c := Chunk{
+			Kind:      p.kind,
+			Part:      p.part,
+			StartLine: p.first + 1,
+			EndLine:   p.last + 1,
+			StartByte: w.li.start(p.first),
+			EndByte:   w.li.end(p.last),
+		}
+		if m := p.m; m != nil {
+			c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Signature = m.kind, m.symbol, m.name, m.crumb, m.sig
+			if p.doc {
+				c.Doc = m.doc
+			}
+		}
+		cs[i] = c
+	}
+	return cs
+}
