@@ -17,6 +17,13 @@ import (
 	"unicode/utf8"
 )
 
+// Version identifies the analysis rules. It is part of the index identity:
+// terms written by another version do not match this version's queries.
+//
+//	1: identifier splitting, light plural/-ing/-ed stems.
+//	2: word-family stems (-ation, -er, -ity, …, undoubling).
+const Version = 2
+
 // MaxTermBytes is the longest term emitted; longer runs (base64 blobs,
 // hashes) are dropped, since they never make a useful match.
 const MaxTermBytes = 64
@@ -189,31 +196,108 @@ func lower(w string) string {
 	return w
 }
 
-// Stem strips one common English inflection from a lower-case word longer
-// than four bytes ("handlers" → "handler", "parsing" → "pars", "closed" →
-// "clos"); shorter words and words that do not end in a known suffix are
-// returned unchanged. It is deliberately light: the stem is indexed beside
-// the original, so precision comes from the original and recall from the
-// stem.
+// stemSuffixes are the derivational and inflectional endings [Stem]
+// removes, longest first within each family, so that the members of a word
+// family share one stem: validate, validated, validates, validating,
+// validation, validator → valid; serializer, serialization, serialized →
+// serializ; logger, logging → log.
+var stemSuffixes = []string{
+	"izations", "ization", "isations", "isation",
+	"ations", "ation", "ators", "ator", "ating", "ated", "ates", "ate",
+	"itions", "ition", "ions", "ion",
+	"ements", "ement", "ments", "ment",
+	"ities", "ity", "ables", "able", "ibles", "ible", "ively", "ive",
+	"ings", "ing", "ers", "er", "ed", "ies", "es", "ly", "s",
+}
+
+// Stem reduces a lower-case word to the stem it shares with its word
+// family: it removes one ending from stemSuffixes (after an inflection, one
+// derivational ending more: buffered → buffer → buf), then a final "e", and
+// undoubles a final consonant left by -ing, -ed or -er (logging → log,
+// stripped → strip). A stem keeps at least three bytes and a vowel. Words
+// with no known ending come back unchanged, less a final "e". It is
+// deliberately light and rule-based: the stem is indexed beside the
+// original, so precision comes from the original and recall from the stem.
 func Stem(w string) string {
-	if len(w) <= 4 {
-		return w
+	st, inflection := stemOnce(w, false)
+	if inflection {
+		st, _ = stemOnce(st, true)
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 5:
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "ing") && len(w) > 6:
-		return w[:len(w)-3]
-	case strings.HasSuffix(w, "ed") && len(w) > 5:
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "es") && len(w) > 5 && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "s"):
-		return w[:len(w)-1]
+	return st
+}
+
+// stemOnce removes one ending. derivationalOnly restricts it to endings
+// that make new words (-er, -ation, …), for the second pass.
+func stemOnce(w string, derivationalOnly bool) (string, bool) {
+	n := len(w)
+	if n < 4 {
+		return w, false
 	}
-	return w
+	if strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is") {
+		return w, false
+	}
+	if n == 4 {
+		switch w[3] {
+		case 's':
+			if !derivationalOnly {
+				return w[:3], true
+			}
+		case 'e':
+			return w[:3], false
+		}
+		return w, false
+	}
+	for _, suf := range stemSuffixes {
+		if !strings.HasSuffix(w, suf) || n-len(suf) < 3 || !hasVowel(w[:n-len(suf)]) {
+			continue
+		}
+		inflection := false
+		switch suf {
+		case "ings", "ing", "ed", "ies", "es", "ly", "s":
+			if derivationalOnly {
+				continue
+			}
+			inflection = true
+		}
+		st := w[:n-len(suf)]
+		switch suf {
+		case "ies":
+			return st + "y", false
+		case "izations", "ization":
+			st += "iz"
+		case "isations", "isation":
+			st += "is"
+		case "ing", "ings", "ed", "er", "ers":
+			if k := len(st); k >= 4 && st[k-1] == st[k-2] && isUndoubled(st[k-1]) {
+				st = st[:k-1]
+			}
+		case "es":
+			// "indexes", "matches", "passes": -es after s, x, z, ch, sh;
+			// otherwise only the "s" is plural ("files" → "file" → "fil").
+			if !(strings.HasSuffix(st, "x") || strings.HasSuffix(st, "z") || strings.HasSuffix(st, "ch") ||
+				strings.HasSuffix(st, "sh") || strings.HasSuffix(st, "ss")) {
+				st = w[:n-1]
+			}
+		}
+		if len(st) > 3 && st[len(st)-1] == 'e' {
+			st = st[:len(st)-1]
+		}
+		return st, inflection
+	}
+	if w[n-1] == 'e' {
+		return w[:n-1], false
+	}
+	return w, false
+}
+
+func hasVowel(s string) bool { return strings.ContainsAny(s, "aeiouy") }
+
+// isUndoubled reports whether a doubled final consonant c is undoubled
+// after removing -ing/-ed/-er (Porter's rule: not l, s or z).
+func isUndoubled(c byte) bool {
+	switch c {
+	case 'b', 'd', 'g', 'm', 'n', 'p', 'r', 't', 'f':
+		return true
+	}
+	return false
 }

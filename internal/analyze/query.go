@@ -26,6 +26,10 @@ const (
 // LongQueryWords is the word count above which a query is [QueryLong].
 const LongQueryWords = 40
 
+// joinedWeight is the query weight of a term made by joining two adjacent
+// words; it is below a written word's 1 because the join is a guess.
+const joinedWeight = 0.5
+
 // Term is one analyzed query term with its weight: how many times it was
 // produced by the query (identifier parts and stems included), times 2 for
 // terms that come from an identifier written in code style.
@@ -161,8 +165,10 @@ func Analyze(raw string) *Query {
 		}
 		weights[t] += w
 	}
+	var words []string
 	Words(raw, func(w string, _ int) {
 		q.Words++
+		words = append(words, w)
 		if IsIdentifier(w) {
 			addSym(w)
 		}
@@ -178,6 +184,18 @@ func Analyze(raw string) *Query {
 		}
 		Terms(w, func(t string) { add(t, wt) })
 	})
+	// Adjacent words joined: "real IP" → "realip", "type adapter" →
+	// "typeadapter", matching the whole-identifier terms of RealIP and
+	// TypeAdapter. Terms no chunk contains are dropped by the searcher.
+	if len(words) < LongQueryWords {
+		for i := 0; i+1 < len(words); i++ {
+			a, b := lower(words[i]), lower(words[i+1])
+			if stopwords[a] || stopwords[b] || len(a)+len(b) > MaxTermBytes {
+				continue
+			}
+			add(a+b, joinedWeight)
+		}
+	}
 	for _, t := range order {
 		q.Terms = append(q.Terms, Term{Text: t, Weight: weights[t]})
 	}
@@ -186,8 +204,13 @@ func Analyze(raw string) *Query {
 	switch {
 	case q.Words > LongQueryWords || lines > 2:
 		q.Kind = QueryLong
-	case q.Words >= 1 && len(strings.Fields(raw)) == 1 && (len(q.Symbols) > 0 || len(q.Paths) > 0):
+	case q.Words >= 1 && len(strings.Fields(raw)) == 1:
+		// One token is a name far more often than a question: "Serialize",
+		// "formatter", "http.Server".
 		q.Kind = QuerySymbol
+		if len(q.Symbols) == 0 && len(q.Paths) == 0 {
+			addSym(strings.TrimSpace(raw))
+		}
 	default:
 		q.Kind = QueryNatural
 	}

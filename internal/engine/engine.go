@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/discover"
@@ -109,23 +110,38 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 	return nil, fmt.Errorf("unknown embedding provider %q", c.Provider)
 }
 
-// Identity describes what an index was built with.
+// Identity describes what an index was built with: schema, chunker and
+// analyzer versions and the embedding model.
 type Identity struct {
-	Schema  int    `json:"schema"`
-	Chunker int    `json:"chunker"`
-	Model   string `json:"model"` // embedding model identity, "none" when lexical-only
-	Hash    string `json:"hash"`  // first 16 hex digits of SHA-256 over the three
+	Schema   int    `json:"schema"`
+	Chunker  int    `json:"chunker"`
+	Analyzer int    `json:"analyzer"`
+	Model    string `json:"model"` // embedding model identity, "none" when lexical-only
+	Hash     string `json:"hash"`  // first 16 hex digits of SHA-256 over the three
 }
 
 // identity returns the identity this build would write.
 func (e *Engine) identity() Identity {
-	id := Identity{Schema: store.SchemaVersion, Chunker: chunk.Version, Model: "none"}
+	id := Identity{Schema: store.SchemaVersion, Chunker: chunk.Version, Analyzer: analyze.Version, Model: "none"}
 	if e.emb != nil {
 		id.Model = e.emb.Model().String()
 	}
-	sum := sha256.Sum256([]byte(strconv.Itoa(id.Schema) + "\x00" + strconv.Itoa(id.Chunker) + "\x00" + id.Model))
+	sum := sha256.Sum256([]byte(strconv.Itoa(id.Schema) + "\x00" + strconv.Itoa(id.Chunker) + "\x00" + strconv.Itoa(id.Analyzer) + "\x00" + id.Model))
 	id.Hash = hex.EncodeToString(sum[:8])
 	return id
+}
+
+// ensureDims makes the provider learn its vector length before the
+// identity is computed: a provider configured with Dims 0 reports 0 until
+// its first response, and an identity taken then would change after it.
+func (e *Engine) ensureDims(ctx context.Context) error {
+	if e.emb == nil || e.emb.Model().Dims > 0 {
+		return nil
+	}
+	if _, err := e.emb.Embed(ctx, []string{"dimension probe"}, embed.Query); err != nil {
+		return fmt.Errorf("probing the embedding model's dimensions: %w", err)
+	}
+	return nil
 }
 
 // openDB opens the root's database. With mustExist, a missing database is

@@ -88,6 +88,9 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, err
 	}
 	defer db.Close()
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, err
+	}
 	if _, ok, err := e.checkIdentity(ctx, db); err != nil {
 		return nil, err
 	} else if !ok {

@@ -39,6 +39,9 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
 		return nil, err
 	}
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, err
+	}
 	rep := &IndexReport{}
 	if opts.Rebuild {
 		if err := removeDB(e.dbPath); err != nil {

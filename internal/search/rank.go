@@ -36,27 +36,46 @@ func channelWeights(k analyze.QueryKind) weights {
 	}
 }
 
-// Ranking adjustments, sized relative to the top fused score because fused
-// RRF scores are flat (../shared/notes/ranking.md).
-const (
-	// defBoost: a chunk defining the exact symbol of a symbol query.
-	defBoost = 1.0
-	// defBoostOther: a chunk defining a symbol named in a longer query.
-	defBoostOther = 0.3
-	// nameBoost: query words matching the file name or parent directory,
+// tuning holds the ranking adjustments, sized relative to the top fused
+// score because fused RRF scores are flat (../shared/notes/ranking.md).
+type tuning struct {
+	// DefBoost: a chunk defining the exact symbol of a symbol query.
+	DefBoost float64
+	// DefFold scales DefBoost when the name matches ignoring case only.
+	DefFold float64
+	// DefBoostOther: a chunk defining a symbol named in a longer query.
+	DefBoostOther float64
+	// NameBoost: query words matching the file name or parent directory,
 	// times the share of the query's words they cover.
-	nameBoost = 0.5
-	// coherence: per extra candidate chunk of the same file, log-damped.
-	coherence = 0.08
-	// testPenalty and friends multiply chunks of files the query did not
-	// ask for.
-	testPenalty     = 0.6
-	examplePenalty  = 0.7
-	docPenalty      = 0.8
-	vendorPenalty   = 0.5
-	declPenalty     = 0.8
-	diversityFactor = 0.5
-)
+	NameBoost float64
+	// Coherence: per extra candidate chunk of the same file, log-damped.
+	Coherence float64
+	// FileSum adds this share of the other candidate chunks' fused scores
+	// of the same file.
+	FileSum float64
+	// Penalties multiply chunks of files the query did not ask for.
+	TestPenalty, ExamplePenalty, DocPenalty, VendorPenalty, DeclPenalty float64
+	// Diversity damps each further chunk of an already-listed file.
+	Diversity float64
+	// PathWeight scales the path channel.
+	PathWeight float64
+}
+
+var tune = tuning{
+	DefBoost:       1.0,
+	DefFold:        0.3,
+	DefBoostOther:  0.3,
+	NameBoost:      0.5,
+	Coherence:      0.08,
+	FileSum:        0,
+	TestPenalty:    0.3,
+	ExamplePenalty: 0.7,
+	DocPenalty:     0.8,
+	VendorPenalty:  0.5,
+	DeclPenalty:    0.8,
+	Diversity:      0.1,
+	PathWeight:     1,
+}
 
 // rank applies the ranking adjustments in place and sorts cands by score.
 // names maps chunk ids to bare defined names.
@@ -93,8 +112,10 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	}
 
 	perFile := map[string]int{}
+	fileSum := map[string]float64{}
 	for _, c := range cands {
 		perFile[c.Path]++
+		fileSum[c.Path] += c.Score
 	}
 	// Word count for the share of matched words: analyzed query terms that
 	// are whole words (not parts or stems of a longer identifier).
@@ -113,13 +134,13 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		if name != "" && isDefinitionKind(c.Kind) {
 			switch {
 			case q.Kind == analyze.QuerySymbol && syms[name]:
-				add += defBoost * top
+				add += tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "definition")
 			case q.Kind == analyze.QuerySymbol && symsFold[strings.ToLower(name)]:
-				add += 0.7 * defBoost * top
+				add += tune.DefFold * tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "definition~")
 			case syms[name]:
-				add += defBoostOther * top
+				add += tune.DefBoostOther * top
 				c.Boosts = append(c.Boosts, "mentioned-definition")
 			}
 		}
@@ -142,7 +163,7 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 				if q.Kind == analyze.QueryLong {
 					share = math.Min(share, 0.2)
 				}
-				add += nameBoost * share * top
+				add += tune.NameBoost * share * top
 				c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
 			}
 			if q.Kind == analyze.QuerySymbol && symsFold[stem] {
@@ -150,25 +171,28 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 				c.Boosts = append(c.Boosts, "file-is-symbol")
 			}
 		}
+		if tune.FileSum > 0 {
+			add += tune.FileSum * (fileSum[c.Path] - c.Score)
+		}
 		if n := perFile[c.Path]; n > 1 {
-			mult *= 1 + coherence*math.Log(float64(n))
+			mult *= 1 + tune.Coherence*math.Log(float64(n))
 		}
 		p := strings.ToLower(c.Path)
 		switch {
 		case !wantsTests && isTestPath(p):
-			mult *= testPenalty
+			mult *= tune.TestPenalty
 			c.Boosts = append(c.Boosts, "test")
 		case !wantsExamples && isExamplePath(p):
-			mult *= examplePenalty
+			mult *= tune.ExamplePenalty
 			c.Boosts = append(c.Boosts, "example")
 		case isVendorPath(p):
-			mult *= vendorPenalty
+			mult *= tune.VendorPenalty
 			c.Boosts = append(c.Boosts, "vendored")
 		case !wantsDocs && (c.Language == "markdown" || c.Language == "text"):
-			mult *= docPenalty
+			mult *= tune.DocPenalty
 			c.Boosts = append(c.Boosts, "docs")
 		case strings.HasSuffix(p, ".d.ts") || path.Base(p) == "__init__.py":
-			mult *= declPenalty
+			mult *= tune.DeclPenalty
 			c.Boosts = append(c.Boosts, "declarations")
 		}
 		c.Score = (c.Score + add) * mult
@@ -189,7 +213,7 @@ func diversify(cands []Result, limit int) []Result {
 	for i := range cands {
 		n := seen[cands[i].Path]
 		if n > 0 {
-			cands[i].Score *= math.Pow(diversityFactor, float64(n))
+			cands[i].Score *= math.Pow(tune.Diversity, float64(n))
 		}
 		seen[cands[i].Path] = n + 1
 	}

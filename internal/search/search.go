@@ -239,7 +239,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		files[row.FileID] = true
 		score := f.Score
 		if fr, ok := fileOf[row.FileID]; ok {
-			score += w.path / float64(RRFK+fr)
+			score += tune.PathWeight * w.path / float64(RRFK+fr)
 			f.Channels["path"] = ChannelHit{Rank: fr}
 		}
 		cands = append(cands, Result{
