@@ -331,10 +331,14 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 	return out, nil
 }
 
-// pickTerms returns up to max terms by query weight × IDF, leaving out
-// terms in more than a quarter of all chunks when rarer ones remain: their
-// IDF adds little to the ranking and their posting lists dominate the cost
-// of the query.
+// pruneMinChunks is the index size (chunks) from which pickTerms drops
+// very common terms; below it every query is cheap anyway.
+const pruneMinChunks = 2000
+
+// pickTerms returns up to max terms by query weight × IDF, leaving out, in
+// indexes of pruneMinChunks or more, terms in more than a quarter of all
+// chunks once a rarer one is in: their IDF adds little to the ranking and
+// their posting lists dominate the cost of the query.
 func pickTerms(ts []weighted, max, n int) []weighted {
 	ts = append([]weighted(nil), ts...)
 	sort.SliceStable(ts, func(i, j int) bool {
@@ -345,7 +349,7 @@ func pickTerms(ts []weighted, max, n int) []weighted {
 		if len(out) >= max {
 			break
 		}
-		if float64(t.df) > 0.25*float64(n) && len(ts) > 1 && len(out) > 0 {
+		if n >= pruneMinChunks && float64(t.df) > 0.25*float64(n) && len(out) > 0 {
 			continue
 		}
 		out = append(out, t)
