@@ -6,19 +6,27 @@
 // rules, in the order they are applied to each directory entry:
 //
 //  1. Built-in excludes (reason [ReasonExcluded]): version-control
-//     directories, dependency and virtual-env directories, caches, IDE state,
-//     build outputs, and the benchmark checkout markers .materialized and
+//     directories, dependency and virtual-env directories, caches, IDE state
+//     (.idea, but not .vscode, whose few files are written by hand), build
+//     outputs, and the benchmark checkout markers .materialized and
 //     .missing-blobs at the root. Build-output names that are also common
-//     source directory names (build, dist, target, out, bin, obj, coverage)
-//     are excluded only next to the project file of a tool that writes them
-//     there (see [Walk]); the Go tree itself has go/build, cmd/dist,
-//     cmd/internal/obj and internal/coverage.
+//     source directory names are excluded only next to the project file of a
+//     tool that writes them there: target next to Cargo.toml, pom.xml or
+//     build.sbt; build next to a Gradle or Python project file; dist next to
+//     package.json or a Python project file; out and coverage next to
+//     package.json; bin and obj next to a .NET project file. (The Go tree, for
+//     one, has go/build, cmd/dist, cmd/internal/obj and internal/coverage.)
 //  2. Secrets ([ReasonSecret]) such as .env files, private keys, certificates
 //     and credential files, unless [Options.IncludeSecrets].
 //  3. Ignore files with git semantics ([ReasonGitignore]): every .gitignore
-//     from the enclosing git work tree down, plus .git/info/exclude; a
-//     directory that is ignored is not entered, so a negation cannot
-//     re-include anything below it, exactly as in git.
+//     from the top of the enclosing git work tree down, plus
+//     .git/info/exclude; a pattern applies relative to the directory of its
+//     file, and a directory that is ignored is not entered, so a negation
+//     cannot re-include anything below it, exactly as in git. A root that
+//     lies in a directory the work tree ignores was chosen on purpose: only
+//     the ignore files at and below it apply. Global excludes
+//     (core.excludesFile) are not read: they describe one user's machine, not
+//     the repository.
 //  4. .ctxignore files (same syntax, nested too) and [Options.Exclude]
 //     ([ReasonCtxignore]).
 //  5. Name rules for files: lockfiles, known binary extensions, minified
@@ -26,7 +34,7 @@
 //  6. Size ([ReasonTooLarge]), readability ([ReasonUnreadable]), symlinks
 //     ([ReasonSymlink]) and special files ([ReasonSpecial]).
 //
-// [Walk] never reads file contents; the index pipeline calls [Sniff] on the
+// [Walk] reads ignore files but never the files it lists; the index pipeline calls [Sniff] on the
 // bytes it reads anyway, to drop binary, minified and generated files.
 //
 // Invariants: paths in a [Result] are slash-separated and relative to the

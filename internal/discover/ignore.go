@@ -16,6 +16,19 @@ import (
 // to their directory), and it handles negation, anchoring, trailing slashes
 // and "**". The walk supplies the rest of git's semantics: an ignored
 // directory is never entered, so a negation below it has no effect.
+//
+// go-git's matcher is written for callers that match every path from the top
+// and stop at the first excluded directory's contents by other means: it tries
+// a pattern without a slash against every component of the path, lets a
+// pattern with a slash match a prefix of it, and lets a pattern with a
+// trailing slash match files below a matching directory. For exclusions that
+// is harmless here (the walk never gets below an excluded directory), but it
+// would let "!*/", "!docs/*" or "!keep" re-include the files inside the
+// directories they name. So each rule records which components go-git gets to
+// see (see rule and rules.match); the pattern matching itself stays go-git's.
+// TestIgnoreMatchesGit compares the result with git on random trees. One
+// divergence is left: a negated pattern with "**" in the middle ("!a/**/b/c")
+// can still re-include a path that merely ends like it (a/b/c/x/c).
 
 const (
 	gitignoreFile = ".gitignore"
@@ -26,6 +39,24 @@ const (
 type rule struct {
 	pat gitignore.Pattern
 	src string // file:line: pattern, for the skip detail
+	// depth is the number of components of the directory the pattern is
+	// relative to (its domain). Every rule that match sees comes from an
+	// ancestor of the path, so the path always starts with the domain.
+	depth int
+	// tail > 0 means the pattern was parsed without its domain and is
+	// matched against the last tail components only: 1 for a pattern
+	// without a slash, which git matches against the base name, and the
+	// number of segments after a leading "**/" otherwise.
+	tail int
+	// segs > 0 means the pattern has a slash and no "**", so it matches
+	// paths exactly segs components below its domain.
+	segs int
+	// last, for other patterns with "**", is the last segment: a path whose
+	// last component it does not match can only match a prefix.
+	last string
+	// dirOnly is set for a pattern with a trailing slash. It matches
+	// directories only; what is below them the walk never visits.
+	dirOnly bool
 }
 
 // rules is a list of patterns in increasing priority. A directory's list is
@@ -46,10 +77,28 @@ func (rs rules) with(more []rule) rules {
 // excluded, and by which pattern. The last matching pattern decides, as in
 // git; a negated match means not excluded.
 func (rs rules) match(path []string, isDir bool) (string, bool) {
+	n := len(path)
 	for i := len(rs) - 1; i >= 0; i-- {
-		switch rs[i].pat.Match(path, isDir) {
+		r := &rs[i]
+		p := path
+		switch {
+		case r.dirOnly && !isDir:
+			continue
+		case r.tail > 0:
+			if n-r.depth < r.tail {
+				continue
+			}
+			p = path[n-r.tail:]
+		case r.segs > 0 && n-r.depth != r.segs:
+			continue
+		case r.last != "":
+			if ok, _ := filepath.Match(r.last, path[n-1]); !ok {
+				continue
+			}
+		}
+		switch r.pat.Match(p, isDir) {
 		case gitignore.Exclude:
-			return rs[i].src, true
+			return r.src, true
 		case gitignore.Include:
 			return "", false
 		}
@@ -70,27 +119,58 @@ func parseIgnore(data []byte, label string, domain []string) []rule {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		out = append(out, rule{
-			pat: gitignore.ParsePattern(fixPattern(line), domain),
-			src: fmt.Sprintf("%s:%d: %s", label, n, line),
-		})
+		out = append(out, newRule(line, fmt.Sprintf("%s:%d: %s", label, n, line), domain))
 	}
 	return out
 }
 
-// fixPattern rewrites the two spellings that go-git's matcher gets wrong into
-// equivalent ones it gets right.
-func fixPattern(p string) string {
+// newRule parses one pattern line and decides which components of a path
+// go-git gets to match it against.
+func newRule(line, src string, domain []string) rule {
+	neg, body := "", line
+	if strings.HasPrefix(body, "!") {
+		neg, body = "!", body[1:]
+	}
+	if !strings.HasSuffix(body, "\\ ") {
+		body = strings.TrimRight(body, " ")
+	}
+	dirOnly := ""
+	if strings.HasSuffix(body, "/") {
+		dirOnly, body = "/", strings.TrimSuffix(body, "/")
+	}
 	// In git "dir/**" matches everything inside dir but not dir itself, so
 	// "!dir/keep" can re-include dir/keep; go-git matches dir too, which
 	// would prune the whole directory. "dir/**/*" means the same in git and
 	// go-git matches it correctly.
-	if strings.HasSuffix(p, "/**") {
-		p += "/*"
+	if strings.HasSuffix(body, "/**") {
+		body += "/*"
 	}
 	// git negates a bracket expression with "[!...]" as well as "[^...]";
 	// filepath.Match, underneath go-git, knows only the latter.
-	return strings.ReplaceAll(p, "[!", "[^")
+	body = strings.ReplaceAll(body, "[!", "[^")
+
+	r := rule{src: src, depth: len(domain), dirOnly: dirOnly != ""}
+	switch {
+	case !strings.Contains(body, "/"):
+		r.tail = 1
+	case strings.HasPrefix(body, "**/") && !strings.Contains(body[3:], "**"):
+		// "**/a/b" matches a/b at any depth: the same as "a/b" against the
+		// last two components.
+		body = body[3:]
+		r.tail = strings.Count(body, "/") + 1
+	case !strings.Contains(body, "**"):
+		r.segs = strings.Count(strings.TrimPrefix(body, "/"), "/") + 1
+	default:
+		// "a/**/b": the path must at least end in a component that the
+		// last segment matches, or go-git matched a prefix of it.
+		r.last = body[strings.LastIndex(body, "/")+1:]
+	}
+	if r.tail > 0 {
+		r.pat = gitignore.ParsePattern(neg+body+dirOnly, nil)
+	} else {
+		r.pat = gitignore.ParsePattern(neg+body+dirOnly, domain)
+	}
+	return r
 }
 
 // readIgnore reads and parses one ignore file. A missing or unreadable file
