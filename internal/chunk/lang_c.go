@@ -71,6 +71,9 @@ func cResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) {
 	switch cls.typ {
 	case "function_definition":
 		d := def{node: n, kind: KindFunction, body: n.ChildByFieldName("body")}
+		// "virtual f() = 0;" and "f() = default;" parse as definitions
+		// without a body: in a class they are declarations.
+		d.bodiless = d.body == nil
 		name, qual := cDeclName(w, n.ChildByFieldName("declarator"))
 		if name == "" {
 			return d, false

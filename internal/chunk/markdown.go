@@ -131,10 +131,11 @@ func (w *walker) mdHeadings() []mdHeading {
 			para = -1
 			continue
 		}
+		if isBlockStart(t) {
+			para = -1 // a list item or quote interrupts the paragraph
+			continue
+		}
 		if para < 0 {
-			if isBlockStart(t) {
-				continue
-			}
 			para = l
 		}
 	}

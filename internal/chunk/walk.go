@@ -574,6 +574,11 @@ func (w *walker) closersOnly(first, last int) bool {
 				t = trimSpace(t[:i])
 			}
 		}
+		if p := w.spec.blockStart; p != "" {
+			if i := indexBytes(t, p); i >= 0 {
+				t = trimSpace(t[:i])
+			}
+		}
 		if len(t) == 0 {
 			continue
 		}
