@@ -22,11 +22,12 @@
 //     from the top of the enclosing git work tree down, plus
 //     .git/info/exclude; a pattern applies relative to the directory of its
 //     file, and a directory that is ignored is not entered, so a negation
-//     cannot re-include anything below it, exactly as in git. A root that
-//     lies in a directory the work tree ignores was chosen on purpose: only
-//     the ignore files at and below it apply. Global excludes
-//     (core.excludesFile) are not read: they describe one user's machine, not
-//     the repository.
+//     cannot re-include anything below it, exactly as in git. .gitignore
+//     files apply in a tree without .git too (an exported or materialized
+//     checkout). A root that lies in a directory the work tree ignores was
+//     chosen on purpose: only the ignore files at and below it apply. Global
+//     excludes (core.excludesFile) are not read: they describe one user's
+//     machine, not the repository.
 //  4. .ctxignore files (same syntax, nested too) and [Options.Exclude]
 //     ([ReasonCtxignore]).
 //  5. Name rules for files: lockfiles, known binary extensions, minified

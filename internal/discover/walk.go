@@ -72,9 +72,10 @@ func (r *Result) SkipCounts() map[Reason]int {
 
 // Walk lists the indexable files under root, which is resolved to an absolute
 // path without symlinks first. It applies the rules of the package
-// documentation, takes sizes and modification times from the directory
-// listing and never reads file contents. Directories are listed in order,
-// one at a time, and ctx is checked between them.
+// documentation and takes sizes and modification times from the directory
+// listing: it reads ignore files but not the files it lists (see [Sniff]).
+// Directories are listed in order, one at a time, and ctx is checked between
+// them.
 //
 // Per-path problems become [Skip]s, never errors. Walk returns an error only
 // when ctx is done or root does not exist or is not a directory.
