@@ -16,8 +16,10 @@
 //     package.json or a Python project file; out and coverage next to
 //     package.json; bin and obj next to a .NET project file. (The Go tree, for
 //     one, has go/build, cmd/dist, cmd/internal/obj and internal/coverage.)
-//  2. Secrets ([ReasonSecret]) such as .env files, private keys, certificates
-//     and credential files, unless [Options.IncludeSecrets].
+//  2. Secrets ([ReasonSecret]) such as .env files (not the templates
+//     .env.example, .env.sample, .env.template, .env.dist), private keys,
+//     certificates, credential files and the directories .ssh, .gnupg and
+//     .aws, unless [Options.IncludeSecrets].
 //  3. Ignore files with git semantics ([ReasonGitignore]): every .gitignore
 //     from the top of the enclosing git work tree down, plus
 //     .git/info/exclude; a pattern applies relative to the directory of its
