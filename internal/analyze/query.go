@@ -166,9 +166,13 @@ func Analyze(raw string) *Query {
 		weights[t] += w
 	}
 	var words []string
-	Words(raw, func(w string, _ int) {
+	var joinable []bool // joinable[i]: only spaces or tabs between words i-1 and i
+	prevEnd := -1
+	Words(raw, func(w string, start int) {
 		q.Words++
 		words = append(words, w)
+		joinable = append(joinable, prevEnd >= 0 && strings.Trim(raw[prevEnd:start], " \t") == "")
+		prevEnd = start + len(w)
 		if IsIdentifier(w) {
 			addSym(w)
 		}
@@ -182,13 +186,19 @@ func Analyze(raw string) *Query {
 		if codeWords[w] {
 			wt = 2
 		}
+		if stopwords[lower(w)] {
+			return // nor its parts or stems ("does" → "doe")
+		}
 		Terms(w, func(t string) { add(t, wt) })
 	})
-	// Adjacent words joined: "real IP" → "realip", "type adapter" →
+	// Adjacent words (separated by spaces only) joined: "real IP" → "realip", "type adapter" →
 	// "typeadapter", matching the whole-identifier terms of RealIP and
 	// TypeAdapter. Terms no chunk contains are dropped by the searcher.
 	if len(words) < LongQueryWords {
 		for i := 0; i+1 < len(words); i++ {
+			if !joinable[i+1] {
+				continue
+			}
 			a, b := lower(words[i]), lower(words[i+1])
 			if stopwords[a] || stopwords[b] || len(a)+len(b) > MaxTermBytes {
 				continue
