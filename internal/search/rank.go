@@ -59,6 +59,8 @@ type tuning struct {
 	Diversity float64
 	// PathWeight scales the path channel.
 	PathWeight float64
+	// PruneDF is the share of chunks above which a query term is dropped.
+	PruneDF float64
 }
 
 var tune = tuning{
@@ -75,6 +77,7 @@ var tune = tuning{
 	DeclPenalty:    0.8,
 	Diversity:      0.1,
 	PathWeight:     1,
+	PruneDF:        0.25,
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.

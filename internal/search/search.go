@@ -333,7 +333,7 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 
 // pruneMinChunks is the index size (chunks) from which pickTerms drops
 // very common terms; below it every query is cheap anyway.
-const pruneMinChunks = 2000
+const pruneMinChunks = 100
 
 // pickTerms returns up to max terms by query weight × IDF, leaving out, in
 // indexes of pruneMinChunks or more, terms in more than a quarter of all
@@ -349,7 +349,7 @@ func pickTerms(ts []weighted, max, n int) []weighted {
 		if len(out) >= max {
 			break
 		}
-		if n >= pruneMinChunks && float64(t.df) > 0.25*float64(n) && len(out) > 0 {
+		if n >= pruneMinChunks && float64(t.df) > tune.PruneDF*float64(n) && len(out) > 0 {
 			continue
 		}
 		out = append(out, t)
