@@ -3,10 +3,29 @@
 // types, module-level blocks), using tree-sitter grammars where ctx has one
 // and line windows (Markdown: headings) everywhere else.
 //
+// A [Chunker] applies these rules to a parsed file:
+//   - Each definition (function, method, class, struct, interface, trait,
+//     enum, type, impl, module, namespace, const or var declaration, macro)
+//     is a chunk, together with the doc comment directly above it (or its
+//     Python docstring, or Elixir @doc), whose text is also in Chunk.Doc.
+//   - A container (class, impl, module, namespace, interface with method
+//     bodies) does not swallow its members: each member is a chunk of its
+//     own, and the rest of the container (header, fields, code between
+//     members) becomes chunks of the container's kind and symbol.
+//   - A definition longer than Options.MaxLines or Options.MaxBytes is cut
+//     at statement boundaries into parts that share its symbol and
+//     signature and are numbered by Chunk.Part.
+//   - Small neighbouring top-level statements (imports, assignments,
+//     calls) are grouped into [KindBlock] chunks of up to
+//     Options.GroupLines lines.
+//
 // Invariants, for every chunk of a file of n bytes:
 //   - 0 <= StartByte < EndByte <= n, and StartLine/EndLine are the 1-based,
 //     inclusive lines of those bytes;
-//   - chunks of one file are sorted by StartByte and never overlap;
+//   - a chunk is made of whole lines: it starts at the start of a line and
+//     ends after a '\n' (or at the end of the file);
+//   - chunks of one file are sorted by StartByte and never overlap, and
+//     every line that holds non-whitespace text is in exactly one chunk;
 //   - no input, however malformed (invalid UTF-8, truncated source, binary
 //     noise), makes the chunker panic.
 package chunk
@@ -71,7 +90,9 @@ type Chunk struct {
 	// text is src[StartByte:EndByte]. The range includes the doc comment.
 	StartByte, EndByte int
 	// Part is 0 for a whole definition, and 1, 2, … for the pieces of a long
-	// definition split at statement boundaries; pieces keep the Symbol,
-	// Kind, Breadcrumb and Signature of the whole.
+	// definition split at statement boundaries (and for the pieces a
+	// container leaves around its members, or a long Markdown section);
+	// pieces keep the Symbol, Kind, Breadcrumb and Signature of the whole,
+	// and only the first carries the Doc.
 	Part int
 }

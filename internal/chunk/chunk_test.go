@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -252,4 +254,51 @@ func TestOptionsDefaults(t *testing.T) {
 	if got.MaxLines != 10 || got.MaxBytes != 6000 {
 		t.Errorf("partial = %+v", got)
 	}
+}
+
+func TestParseTimeout(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	c.budget = func(int) time.Duration { return time.Microsecond }
+	src := []byte(longGoFunc(2000))
+	cs := chunkOK(t, c, discover.LangGo, src)
+	for _, ch := range cs {
+		if ch.Kind != KindWindow {
+			t.Fatalf("a parse out of time gave %q chunks, want windows", ch.Kind)
+		}
+	}
+	// The pool still hands out working parsers.
+	cs = chunkOK(t, New(nil), discover.LangGo, []byte("package p\n\nfunc F() {}\n"))
+	if cs[len(cs)-1].Symbol != "F" {
+		t.Errorf("after timeouts: %s", dumpChunks(cs))
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	var wg sync.WaitGroup
+	for _, lang := range allLangs {
+		_, src := readSampleIf(lang)
+		if src == nil {
+			continue
+		}
+		want := chunkOK(t, c, lang, src)
+		for range 4 {
+			wg.Go(func() {
+				for range 20 {
+					got, err := c.Chunk(t.Context(), "f", lang, src)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s: concurrent result differs:\n%s", lang, diff)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -63,11 +64,12 @@ type Chunker struct {
 	opts    Options
 	parsers map[string]*sync.Pool // by language; values are *sitter.Parser
 	walkers sync.Pool             // *walker
+	budget  func(n int) time.Duration
 }
 
 // New returns a Chunker using opts; nil means the defaults.
 func New(opts *Options) *Chunker {
-	c := &Chunker{opts: opts.withDefaults(), parsers: make(map[string]*sync.Pool, len(specs))}
+	c := &Chunker{opts: opts.withDefaults(), parsers: make(map[string]*sync.Pool, len(specs)), budget: parseBudget}
 	for id, s := range specs {
 		c.parsers[id] = &sync.Pool{New: func() any {
 			s.init()
@@ -91,8 +93,10 @@ var debugChecks = false
 // windows. path names the file; it does not change the result today.
 //
 // Chunk returns an error only when ctx is done. A file that does not parse
-// is still chunked (tree-sitter recovers from errors; if it gives up, the
-// file is cut into line windows). An empty or blank file has no chunks.
+// is still chunked: tree-sitter recovers from syntax errors, and a file it
+// cannot parse within its time budget (pathological input only, see
+// parseBudget) is cut into line windows. An empty or blank file has no
+// chunks.
 func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]Chunk, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -136,30 +140,43 @@ func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]C
 	return w.chunks(), nil
 }
 
-// parse parses src with a pooled parser. A parser whose parse was
-// cancelled is not reused: go-tree-sitter may set its cancellation flag
-// after the parse has returned.
+// parseBudget is how long tree-sitter may take to parse a file of n bytes:
+// a tenth of its slowest normal speed on real code (4-8 MB/s) plus a
+// constant. Only pathological input (error recovery on text of another
+// language, say) runs out; such a file is cut into line windows.
+func parseBudget(n int) time.Duration {
+	return 200*time.Millisecond + time.Duration(n)*2*time.Microsecond
+}
+
+// parse parses src with a pooled parser. A parser whose parse failed is
+// not reused: a timed-out parser keeps state for resuming, and
+// go-tree-sitter may set a cancelled parser's flag after the parse has
+// returned.
 func (c *Chunker) parse(ctx context.Context, s *langSpec, src []byte) (*sitter.Tree, error) {
 	pool := c.parsers[s.id]
-	p := pool.Get().(*sitter.Parser)
-	tree, err := p.ParseCtx(ctx, nil, src)
-	if err != nil && ctx.Err() == nil {
-		// A stale cancellation flag from an earlier cancelled parse:
-		// retry once with a fresh parser.
+	budget := c.budget(len(src))
+	for attempt := 0; ; attempt++ {
+		p := pool.Get().(*sitter.Parser)
+		p.SetOperationLimit(int(budget.Microseconds()))
+		start := time.Now()
+		tree, err := p.ParseCtx(ctx, nil, src)
+		if err == nil && ctx.Err() == nil {
+			pool.Put(p)
+			return tree, nil
+		}
 		p.Close()
-		p = pool.New().(*sitter.Parser)
-		tree, err = p.ParseCtx(ctx, nil, src)
-	}
-	if err != nil || ctx.Err() != nil {
-		p.Close()
-		if err == nil {
+		if tree != nil {
 			tree.Close()
+		}
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, err
+		// A parse that fails at once hit a stale cancellation flag:
+		// retry with a fresh parser. One that ran out of time failed.
+		if attempt > 0 || time.Since(start) > budget/2 {
+			return nil, err
+		}
 	}
-	pool.Put(p)
-	return tree, nil
 }
 
 // trimmedEmpty reports whether the file has no non-whitespace byte.

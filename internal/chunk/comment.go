@@ -205,7 +205,7 @@ func (w *walker) signature(d def) string {
 	for s < end && isSpace(w.src[s]) {
 		s++
 	}
-	if hl := w.scanDocDown(first, first+64); hl > first && hl < w.li.count() {
+	if hl := w.scanDocDown(first, min(first+64, w.li.count()-1)); hl > first && hl < w.li.count() {
 		s = max(s, w.li.start(hl))
 	}
 	line := w.li.lineOf(s)
