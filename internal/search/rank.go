@@ -18,7 +18,7 @@ var ftsWeights = store.FTSWeights{3, 2, 2, 1}
 
 // weights are the per-channel RRF weights for one query kind.
 type weights struct {
-	bm25, code, symbol, path, dense float64
+	bm25, code, symbol, path, mention, dense float64
 }
 
 // channelWeights returns the RRF weights for a query kind. Symbol queries
@@ -28,11 +28,11 @@ type weights struct {
 func channelWeights(k analyze.QueryKind) weights {
 	switch k {
 	case analyze.QuerySymbol:
-		return weights{bm25: 1, code: 1, symbol: 2, path: 1, dense: 0.3}
+		return weights{bm25: 1, code: 1, symbol: 2, path: 1, mention: 2, dense: 0.3}
 	case analyze.QueryLong:
-		return weights{bm25: 1, code: 1, symbol: 0.5, path: 0.5, dense: 0.5}
+		return weights{bm25: 1, code: 1, symbol: 0.5, path: 0.5, mention: 1, dense: 0.5}
 	default:
-		return weights{bm25: 1, code: 1, symbol: 1, path: 1, dense: 0.5}
+		return weights{bm25: 1, code: 1, symbol: 1, path: 1, mention: 2, dense: 0.5}
 	}
 }
 
@@ -91,9 +91,13 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		top = math.Max(top, c.Score)
 	}
 	raw := strings.ToLower(q.Raw)
-	wantsTests := strings.Contains(raw, "test") || strings.Contains(raw, "spec")
-	wantsExamples := strings.Contains(raw, "example") || strings.Contains(raw, "demo") || strings.Contains(raw, "sample")
-	wantsDocs := strings.Contains(raw, "doc") || strings.Contains(raw, "readme") || strings.Contains(raw, "guide")
+	// A short query that names tests, examples or docs asks for them; a
+	// long one (an issue, a traceback) mentions them in passing while the
+	// code to change is the implementation.
+	short := q.Kind != analyze.QueryLong
+	wantsTests := short && (strings.Contains(raw, "test") || strings.Contains(raw, "spec"))
+	wantsExamples := short && (strings.Contains(raw, "example") || strings.Contains(raw, "demo") || strings.Contains(raw, "sample"))
+	wantsDocs := short && (strings.Contains(raw, "doc") || strings.Contains(raw, "readme") || strings.Contains(raw, "guide"))
 
 	// Query words for file-name matching: content terms without stems of
 	// their own, as a set.

@@ -159,11 +159,30 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		lists = append(lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
 	}
 
-	// Path channel: file paths and names that match the query.
-	pathTerms := pickTerms(terms, 16, n)
-	pathHits, err := s.DB.SearchFTS(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit)
-	if err != nil && len(pathTerms) > 0 {
-		return nil, st, err
+	// File channels rank files, not chunks: every candidate chunk of the
+	// k-th file gets weight/(RRFK+k), and one representative chunk of each
+	// listed file joins the candidates.
+	var fileLists []fileList
+	// Path channel: file paths and names that match the query's terms.
+	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 {
+		hits, err := s.DB.SearchFTS(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit)
+		if err != nil {
+			return nil, st, err
+		}
+		fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
+		for _, h := range hits {
+			fl.reps = append(fl.reps, h.ChunkID)
+		}
+		fileLists = append(fileLists, fl)
+	}
+	// Mention channel: files the query names by path or in a stack frame,
+	// represented by the chunk holding the frame's line.
+	if len(q.Paths) > 0 || len(q.Frames) > 0 {
+		fl, err := s.mentionChannel(ctx, q, w.mention)
+		if err != nil {
+			return nil, st, err
+		}
+		fileLists = append(fileLists, fl)
 	}
 
 	// Dense channel.
@@ -177,24 +196,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 
 	fused := Fuse(lists)
-	// The path channel ranks files: every candidate chunk of the k-th
-	// matched file gets w.path/(RRFK+k), and the file's first matching
-	// chunk joins the candidates.
-	fileRank := map[int64]int{} // chunk id of a file's representative → file rank
-	var pathOrder []int64
-	if len(pathHits) > 0 {
-		ids := make([]int64, len(pathHits))
-		for i, h := range pathHits {
-			ids[i] = h.ChunkID
-		}
-		pathOrder = ids
-	}
-
-	ids := make([]int64, 0, len(fused)+len(pathOrder))
+	ids := make([]int64, 0, len(fused)+pathLimit)
 	for _, f := range fused {
 		ids = append(ids, f.ID)
 	}
-	ids = append(ids, pathOrder...)
+	for _, fl := range fileLists {
+		ids = append(ids, fl.reps...)
+	}
 	rows, err := s.DB.Chunks(ctx, ids)
 	if err != nil {
 		return nil, st, err
@@ -203,29 +211,27 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
-	// File ranks from the path channel.
-	fileOf := map[int64]int{}
-	r := 0
-	for _, id := range pathOrder {
-		row := byID[id]
-		if row == nil {
-			continue
-		}
-		if _, ok := fileOf[row.FileID]; ok {
-			continue
-		}
-		r++
-		fileOf[row.FileID] = r
-		fileRank[id] = r
+	inFused := make(map[int64]bool, len(fused))
+	for _, f := range fused {
+		inFused[f.ID] = true
 	}
-	inFused := map[int64]int{}
-	for i, f := range fused {
-		inFused[f.ID] = i
-	}
-	for id := range fileRank {
-		if _, ok := inFused[id]; !ok {
-			inFused[id] = len(fused)
-			fused = append(fused, Fused{ID: id, Channels: map[string]ChannelHit{}})
+	// fileRanks[i] maps a file id to its rank in fileLists[i].
+	fileRanks := make([]map[int64]int, len(fileLists))
+	for i, fl := range fileLists {
+		fileRanks[i] = map[int64]int{}
+		for _, id := range fl.reps {
+			row := byID[id]
+			if row == nil {
+				continue
+			}
+			if _, ok := fileRanks[i][row.FileID]; ok {
+				continue
+			}
+			fileRanks[i][row.FileID] = len(fileRanks[i]) + 1
+			if !inFused[id] {
+				inFused[id] = true
+				fused = append(fused, Fused{ID: id, Channels: map[string]ChannelHit{}})
+			}
 		}
 	}
 
@@ -238,9 +244,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		}
 		files[row.FileID] = true
 		score := f.Score
-		if fr, ok := fileOf[row.FileID]; ok {
-			score += tune.PathWeight * w.path / float64(RRFK+fr)
-			f.Channels["path"] = ChannelHit{Rank: fr}
+		for i, fl := range fileLists {
+			if fr, ok := fileRanks[i][row.FileID]; ok {
+				score += fl.weight / float64(RRFK+fr)
+				f.Channels[fl.channel] = ChannelHit{Rank: fr}
+			}
 		}
 		cands = append(cands, Result{
 			ChunkID: row.ID, Path: row.Path, Language: row.Language, Kind: row.Kind, Symbol: row.Symbol,
@@ -248,7 +256,6 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 			StartByte: row.StartByte, EndByte: row.EndByte, FileSize: row.FileSize, FileTime: row.FileTime,
 			Score: score, Fused: score, Channels: f.Channels,
 		})
-		_ = row.Name
 	}
 	st.Candidates = len(cands)
 	st.FilesConsidered = len(files)
@@ -261,6 +268,64 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
+}
+
+// fileList is a channel that ranks files: reps holds, best file first, one
+// or more chunk ids per file (only the first chunk of each file counts).
+type fileList struct {
+	channel string
+	weight  float64
+	reps    []int64
+}
+
+// maxMentions caps the files the mention channel takes from one query.
+const maxMentions = 20
+
+// mentionChannel ranks the files a query names by path ("db/models/query.py",
+// "server.go") or in stack frames, most specific mention first: frames in
+// the order they appear (innermost last in Python, so reversed), then paths.
+// A mention matches a file whose path equals it or ends with "/" + it, and
+// an absolute or longer mention matches a file whose path it ends with
+// ("/usr/lib/python3/site-packages/django/db/models/query.py" →
+// "django/db/models/query.py"). A frame's file is represented by the chunk
+// holding the frame's line.
+func (s *Searcher) mentionChannel(ctx context.Context, q *analyze.Query, weight float64) (fileList, error) {
+	fl := fileList{channel: "mention", weight: weight}
+	type mention struct {
+		path string
+		line int
+	}
+	var ms []mention
+	for i := len(q.Frames) - 1; i >= 0; i-- {
+		ms = append(ms, mention{q.Frames[i].Path, q.Frames[i].Line})
+	}
+	for _, p := range q.Paths {
+		ms = append(ms, mention{p, 0})
+	}
+	seen := map[int64]bool{}
+	for _, m := range ms {
+		if len(seen) >= maxMentions {
+			break
+		}
+		refs, err := s.DB.FilesByPathSuffix(ctx, strings.TrimPrefix(m.path, "./"))
+		if err != nil {
+			return fl, err
+		}
+		for _, f := range refs {
+			if seen[f.ID] {
+				continue
+			}
+			seen[f.ID] = true
+			id, err := s.DB.ChunkAtLine(ctx, f.ID, m.line)
+			if err != nil {
+				return fl, err
+			}
+			if id != 0 {
+				fl.reps = append(fl.reps, id)
+			}
+		}
+	}
+	return fl, nil
 }
 
 // keep applies the request's language and path filters.

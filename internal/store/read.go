@@ -262,3 +262,66 @@ func (db *DB) Count(ctx context.Context) (Counts, error) {
 	}
 	return c, rows.Err()
 }
+
+// FileRef names a stored file.
+type FileRef struct {
+	ID   int64
+	Path string
+}
+
+// FilesByPathSuffix returns the files a path mentioned in a query refers
+// to: those whose path equals mention or ends with "/"+mention, and those
+// whose path the mention itself ends with after a "/" (an absolute or
+// longer path from a traceback). Leading "/" and "./" are ignored. At most
+// 20 files, shortest path first.
+func (db *DB) FilesByPathSuffix(ctx context.Context, mention string) ([]FileRef, error) {
+	mention = strings.TrimLeft(strings.TrimPrefix(mention, "./"), "/")
+	base := mention
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	if base == "" {
+		return nil, nil
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\' ORDER BY length(path), path`,
+		base, "%/"+escapeLike(base))
+	if err != nil {
+		return nil, fmt.Errorf("finding files named %s: %v", base, err)
+	}
+	defer rows.Close()
+	var out []FileRef
+	for rows.Next() {
+		var f FileRef
+		if err := rows.Scan(&f.ID, &f.Path); err != nil {
+			return nil, fmt.Errorf("finding files named %s: %v", base, err)
+		}
+		if f.Path == mention || strings.HasSuffix(f.Path, "/"+mention) || strings.HasSuffix(mention, "/"+f.Path) {
+			out = append(out, f)
+			if len(out) == 20 {
+				break
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+func escapeLike(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+// ChunkAtLine returns the id of the chunk of file fileID holding the
+// 1-based line, or its first chunk when line is 0 or outside every chunk;
+// 0 when the file has no chunks.
+func (db *DB) ChunkAtLine(ctx context.Context, fileID int64, line int) (int64, error) {
+	var id int64
+	err := db.r.QueryRowContext(ctx, `SELECT id FROM chunks WHERE file_id = ? ORDER BY (start_line <= ? AND end_line >= ?) DESC, start_byte LIMIT 1`,
+		fileID, line, line).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("finding the chunk at line %d: %v", line, err)
+	}
+	return id, nil
+}
