@@ -1,0 +1,328 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+)
+
+// ids returns the chunk ids of results, in order.
+func ids(rs []Result) []int64 {
+	var out []int64
+	for _, r := range rs {
+		out = append(out, r.ChunkID)
+	}
+	return out
+}
+
+func byID(rs []Result, id int64) Result {
+	i := slices.IndexFunc(rs, func(r Result) bool { return r.ChunkID == id })
+	if i < 0 {
+		panic(fmt.Sprintf("no chunk %d", id))
+	}
+	return rs[i]
+}
+
+func TestDiversify(t *testing.T) {
+	t.Parallel()
+	// Sorted best first, as rank leaves them: file a has the two best
+	// chunks, b and c one each.
+	in := func() []Result {
+		return []Result{
+			{ChunkID: 1, Path: "a.go", Score: 1.0},
+			{ChunkID: 2, Path: "a.go", Score: 0.9},
+			{ChunkID: 3, Path: "b.go", Score: 0.8},
+			{ChunkID: 4, Path: "c.go", Score: 0.7},
+		}
+	}
+	t.Run("second chunk falls behind other files", func(t *testing.T) {
+		t.Parallel()
+		out := diversify(in(), 10)
+		if diff := cmp.Diff([]int64{1, 3, 4, 2}, ids(out)); diff != "" {
+			t.Errorf("order (-want +got):\n%s", diff)
+		}
+		if s := byID(out, 2).Score; s >= 0.9 || s <= 0 {
+			t.Errorf("second chunk of a.go scored %v, want damped below its 0.9 but positive", s)
+		}
+		for _, id := range []int64{1, 3, 4} {
+			if s, want := byID(out, id).Score, byID(in(), id).Score; s != want {
+				t.Errorf("first chunk %d of its file scored %v, want it unchanged at %v", id, s, want)
+			}
+		}
+	})
+	t.Run("limit", func(t *testing.T) {
+		t.Parallel()
+		for limit := range 6 {
+			out := diversify(in(), limit)
+			if len(out) != min(limit, 4) {
+				t.Errorf("limit %d: %d results", limit, len(out))
+			}
+			if limit >= 2 && out[1].Path == "a.go" {
+				t.Errorf("limit %d: %v, want another file second", limit, ids(out))
+			}
+		}
+	})
+	t.Run("each further chunk is damped more", func(t *testing.T) {
+		t.Parallel()
+		out := diversify([]Result{
+			{ChunkID: 1, Path: "a.go", Score: 1},
+			{ChunkID: 2, Path: "a.go", Score: 1},
+			{ChunkID: 3, Path: "a.go", Score: 1},
+		}, 3)
+		if diff := cmp.Diff([]int64{1, 2, 3}, ids(out)); diff != "" {
+			t.Errorf("order (-want +got):\n%s", diff)
+		}
+		if !(out[0].Score > out[1].Score && out[1].Score > out[2].Score && out[2].Score > 0) {
+			t.Errorf("scores %v, %v, %v: want strictly decreasing and positive", out[0].Score, out[1].Score, out[2].Score)
+		}
+	})
+	t.Run("one chunk per file is unchanged", func(t *testing.T) {
+		t.Parallel()
+		want := []Result{{ChunkID: 5, Path: "x", Score: 3}, {ChunkID: 6, Path: "y", Score: 2}, {ChunkID: 7, Path: "z", Score: 1}}
+		if diff := cmp.Diff(want, diversify(slices.Clone(want), 3)); diff != "" {
+			t.Errorf("diversify (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("empty", func(t *testing.T) {
+		t.Parallel()
+		if out := diversify(nil, 10); len(out) != 0 {
+			t.Errorf("diversify(nil) = %v", out)
+		}
+	})
+}
+
+// TestRankTestPenalty: a test file's chunk that scored as well as an
+// implementation chunk ranks below it, unless the query asks for tests.
+func TestRankTestPenalty(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		query    string
+		testPath string
+		penalise bool
+	}{
+		{"frobnicate the gizmo", "pkg/gizmo/frob_test.go", true},
+		{"frobnicate the gizmo", "tests/test_frob.py", true},
+		{"frobnicate the gizmo", "src/__tests__/frob.test.js", true},
+		{"frobnicate the gizmo", "src/test/java/FrobTest.java", true},
+		{"frobnicate the gizmo tests", "pkg/gizmo/frob_test.go", false},
+		{"frobnicate gizmo in a test", "tests/test_frob.py", false},
+		{"frobnicate gizmo spec", "spec/frob_spec.rb", false},
+	}
+	for _, c := range cases {
+		t.Run(c.query+"/"+c.testPath, func(t *testing.T) {
+			t.Parallel()
+			// The test chunk has the higher id, so a tie puts it second.
+			cands := []Result{
+				{ChunkID: 2, Path: c.testPath, Kind: "function", Score: 0.5},
+				{ChunkID: 1, Path: "pkg/gizmo/frob.go", Kind: "function", Score: 0.5},
+			}
+			rank(analyze.Analyze(c.query), cands, map[int64]string{1: "Frob", 2: "TestFrob"})
+			impl, test := byID(cands, 1), byID(cands, 2)
+			if c.penalise {
+				if test.Score >= impl.Score || cands[0].ChunkID != 1 {
+					t.Errorf("test chunk %v >= implementation chunk %v; want it ranked below", test.Score, impl.Score)
+				}
+				if !slices.Contains(test.Boosts, "test") {
+					t.Errorf("test chunk boosts = %v, want a test penalty named", test.Boosts)
+				}
+				return
+			}
+			if test.Score < impl.Score {
+				t.Errorf("query mentions tests but the test chunk %v < implementation chunk %v", test.Score, impl.Score)
+			}
+			if slices.Contains(test.Boosts, "test") {
+				t.Errorf("query mentions tests but the test chunk was penalised: %v", test.Boosts)
+			}
+		})
+	}
+}
+
+// TestRankPathPenalties: example, vendored, documentation and declaration
+// files drop below an equal implementation chunk.
+func TestRankPathPenalties(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		path, lang, boost string
+	}{
+		{"examples/frob/main.go", "go", "example"},
+		{"vendor/github.com/x/frob/frob.go", "go", "vendored"},
+		{"third_party/frob/frob.c", "c", "vendored"},
+		{"notes/frobbing.md", "markdown", "docs"},
+		{"types/frob.d.ts", "typescript", "declarations"},
+		{"frobpkg/__init__.py", "python", "declarations"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			t.Parallel()
+			cands := []Result{
+				{ChunkID: 2, Path: c.path, Language: c.lang, Kind: "function", Score: 0.5},
+				{ChunkID: 1, Path: "pkg/gizmo/impl.go", Language: "go", Kind: "function", Score: 0.5},
+			}
+			rank(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
+			if cands[0].ChunkID != 1 || cands[1].Score >= cands[0].Score {
+				t.Errorf("%s (%v) not ranked below the implementation (%v)", c.path, cands[1].Score, cands[0].Score)
+			}
+			if !slices.Contains(byID(cands, 2).Boosts, c.boost) {
+				t.Errorf("boosts = %v, want %q", byID(cands, 2).Boosts, c.boost)
+			}
+		})
+	}
+}
+
+// TestRankSymbolDefinition: for a symbol query the definition whose name
+// has the query's exact case comes first, ahead of a same-named
+// definition in another case and of chunks that merely mention it.
+func TestRankSymbolDefinition(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		query string
+		want  int64
+	}{
+		{"ParseConfig", 2},
+		{"parseConfig", 1},
+		{"config.ParseConfig", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			t.Parallel()
+			// Chunk 1 and 2 tie on fused score and chunk 1 has the lower
+			// id; chunk 3 mentions the name and scored best.
+			cands := []Result{
+				{ChunkID: 3, Path: "cmd/main.go", Kind: "block", Score: 0.6},
+				{ChunkID: 1, Path: "web/a.js", Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: "pkg/b.go", Kind: "function", Score: 0.5},
+				{ChunkID: 4, Path: "pkg/c.go", Kind: "method", Score: 0.55},
+			}
+			names := map[int64]string{1: "parseConfig", 2: "ParseConfig", 4: "Other"}
+			q := analyze.Analyze(c.query)
+			if q.Kind != analyze.QuerySymbol {
+				t.Fatalf("%q analyzed as %s", c.query, q.Kind)
+			}
+			rank(q, cands, names)
+			if got := ids(cands); got[0] != c.want {
+				t.Errorf("order %v, want chunk %d first", got, c.want)
+			}
+			if !slices.Contains(cands[0].Boosts, "definition") {
+				t.Errorf("first chunk boosts = %v, want \"definition\"", cands[0].Boosts)
+			}
+		})
+	}
+}
+
+// TestRankFileName: query words that name a file lift its chunks over an
+// equal chunk of another file.
+func TestRankFileName(t *testing.T) {
+	t.Parallel()
+	cands := []Result{
+		{ChunkID: 1, Path: "pkg/other/util.go", Kind: "function", Score: 0.5},
+		{ChunkID: 2, Path: "pkg/retry/backoff.go", Kind: "function", Score: 0.5},
+	}
+	rank(analyze.Analyze("how does the backoff work"), cands, nil)
+	if cands[0].ChunkID != 2 {
+		t.Errorf("order %v, want backoff.go first", ids(cands))
+	}
+}
+
+func TestRankEmptyAndOrder(t *testing.T) {
+	t.Parallel()
+	rank(analyze.Analyze("anything"), nil, nil) // no panic
+	cands := []Result{
+		{ChunkID: 3, Path: "c.go", Score: 0.1},
+		{ChunkID: 2, Path: "b.go", Score: 0.3},
+		{ChunkID: 1, Path: "a.go", Score: 0.3},
+	}
+	rank(analyze.Analyze("zzz qqq"), cands, nil)
+	// Equal scores order by chunk id, so the ranking is deterministic.
+	if diff := cmp.Diff([]int64{1, 2, 3}, ids(cands)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestIsTestPath(t *testing.T) {
+	t.Parallel()
+	cases := map[string]bool{
+		"pkg/foo_test.go":                        true,
+		"tests/test_views.py":                    true,
+		"app/tests/views.py":                     true,
+		"pkg/views_test.py":                      true,
+		"test/helper.rb":                         true,
+		"spec/models/user_spec.rb":               true,
+		"lib/user_spec.rb":                       true,
+		"src/__tests__/app.js":                   true,
+		"src/app.test.ts":                        true,
+		"src/app.spec.tsx":                       true,
+		"src/test/java/com/x/footest.java":       true,
+		"core/src/main/java/com/x/footests.java": true,
+		"app/src/test/kotlin/footest.kt":         true,
+		"mod/footest.scala":                      true,
+		"mod/foospec.scala":                      true,
+		"lib/foo_test.exs":                       true,
+		"src/footests.cs":                        true,
+		"pkg/testdata/input.go":                  true,
+		"testdata/repo.txtar":                    true,
+		"pkg/foo.go":                             false,
+		"src/app.ts":                             false,
+		"lib/user.rb":                            false,
+		"pkg/testing/assert.go":                  false,
+		"src/attest.py":                          false,
+		"specification/index.md":                 false,
+		"contest/main.go":                        false,
+	}
+	for p, want := range cases {
+		if got := isTestPath(p); got != want {
+			t.Errorf("isTestPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestIsExamplePath(t *testing.T) {
+	t.Parallel()
+	cases := map[string]bool{
+		"examples/hello/main.go": true,
+		"pkg/example_test.go":    true,
+		"demo/app.js":            true,
+		"site/demo/app.js":       true,
+		"samples/basic.py":       true,
+		"repo/samples/basic.py":  true,
+		"benchmarks/run.py":      true,
+		"tools/benchmark/run.py": true,
+		"docs/tutorial/step1.py": true,
+		"site/docs_src/intro.py": true,
+		"pkg/server.go":          false,
+		"src/sample.go":          false,
+		"internal/docs.go":       false,
+		"src/democracy/vote.go":  false,
+	}
+	for p, want := range cases {
+		if got := isExamplePath(p); got != want {
+			t.Errorf("isExamplePath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestIsVendorPath(t *testing.T) {
+	t.Parallel()
+	cases := map[string]bool{
+		"vendor/github.com/x/y/y.go": true,
+		"pkg/vendor/lib.go":          true,
+		"third_party/zlib/inflate.c": true,
+		"src/compat/py2.py":          true,
+		"src/legacy/old.js":          true,
+		"api/types_generated.go":     true,
+		"api/service.pb.go":          true,
+		"api/gen/client.go":          true,
+		"static/app.min.js":          true,
+		"pkg/server.go":              false,
+		"src/generator.py":           false,
+		"src/compatibility.go":       false,
+	}
+	for p, want := range cases {
+		if got := isVendorPath(p); got != want {
+			t.Errorf("isVendorPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
