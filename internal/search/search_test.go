@@ -1,0 +1,320 @@
+package search
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/embedtest"
+)
+
+// repoSearcher returns a lexical-only searcher over a new index of
+// testdata/repo.txtar; subtests share it (searches never write).
+func repoSearcher(t *testing.T) *Searcher {
+	t.Helper()
+	root := extract(t, "repo.txtar")
+	return &Searcher{DB: buildIndex(t, root, nil)}
+}
+
+func paths(res []Result) []string {
+	var out []string
+	for _, r := range res {
+		out = append(out, r.Path)
+	}
+	return out
+}
+
+// rankOf returns the 1-based position of the first result in path, or 0.
+func rankOf(res []Result, path string) int {
+	for i, r := range res {
+		if r.Path == path {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func search(t *testing.T, s *Searcher, req Request) ([]Result, Stats) {
+	t.Helper()
+	res, st, err := s.Search(t.Context(), req)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", req.Query, err)
+	}
+	return res, st
+}
+
+func TestSearchFirstResult(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	cases := []struct {
+		name, query          string
+		kind                 analyze.QueryKind
+		wantPath, wantSymbol string
+	}{
+		{"symbol", "ParseConfig", analyze.QuerySymbol, "config/config.go", "ParseConfig"},
+		{"symbol lower camel", "parseConfig", analyze.QuerySymbol, "web/config.js", "parseConfig"},
+		{"symbol snake", "load_settings", analyze.QuerySymbol, "scripts/settings.py", "load_settings"},
+		{"symbol rust", "tokenize", analyze.QuerySymbol, "lib/tokenizer.rs", "tokenize"},
+		{"qualified symbol", "User.save", analyze.QuerySymbol, "app/models/user.py", "User.save"},
+		{"natural doc words", "where are retries with exponential backoff done", analyze.QueryNatural, "client/retry.go", "Retry"},
+		{"natural file name", "load settings file", analyze.QueryNatural, "scripts/settings.py", "load_settings"},
+		{"natural template", "render an html template", analyze.QueryNatural, "web/render.js", "renderTemplate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res, st := search(t, s, Request{Query: c.query, Limit: 5})
+			if len(res) == 0 {
+				t.Fatal("no results")
+			}
+			if got := analyze.QueryKind(st.QueryKind); got != c.kind {
+				t.Errorf("QueryKind = %q, want %q", got, c.kind)
+			}
+			if got := res[0]; got.Path != c.wantPath || got.Symbol != c.wantSymbol {
+				t.Errorf("first result = %s %s, want %s %s (all: %v)", got.Path, got.Symbol, c.wantPath, c.wantSymbol, paths(res))
+			}
+		})
+	}
+}
+
+// TestSearchResultFields checks that a result carries its chunk's location
+// and the channels that found it, and that results come best first.
+func TestSearchResultFields(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	res, st := search(t, s, Request{Query: "ParseConfig", Limit: 10})
+	if st.Candidates < len(res) || st.FilesConsidered == 0 || st.SearchMS < 0 {
+		t.Errorf("stats = %+v for %d results", st, len(res))
+	}
+	r := res[0]
+	want := Result{Path: "config/config.go", Language: "go", Kind: "function", Symbol: "ParseConfig", StartLine: 8, EndLine: 20}
+	got := Result{Path: r.Path, Language: r.Language, Kind: r.Kind, Symbol: r.Symbol, StartLine: r.StartLine, EndLine: r.EndLine}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("first result (-want +got):\n%s", diff)
+	}
+	if r.StartByte >= r.EndByte || r.FileSize == 0 || r.FileTime == 0 || r.Summary == "" {
+		t.Errorf("first result = %+v, want a byte range, file size, file time and summary", r)
+	}
+	for _, ch := range []string{"bm25", "symbol"} {
+		if _, ok := r.Channels[ch]; !ok {
+			t.Errorf("first result channels = %v, want %q among them", r.Channels, ch)
+		}
+	}
+	if !slices.IsSortedFunc(res, func(a, b Result) int { return -cmpFloat(a.Score, b.Score) }) {
+		t.Errorf("results not sorted by score: %v", res)
+	}
+	for _, r := range res {
+		if r.Score <= 0 {
+			t.Errorf("%s:%d score %v, want > 0", r.Path, r.StartLine, r.Score)
+		}
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func TestSearchLimit(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	for _, limit := range []int{1, 3} {
+		res, _ := search(t, s, Request{Query: "config", Limit: limit})
+		if len(res) != limit {
+			t.Errorf("Limit %d: %d results", limit, len(res))
+		}
+	}
+	// The default is 10.
+	res, st := search(t, s, Request{Query: "return error config user settings template tokens", Limit: 0})
+	if st.Candidates <= 10 {
+		t.Fatalf("only %d candidates; the query must match more than 10 chunks", st.Candidates)
+	}
+	if len(res) != 10 {
+		t.Errorf("Limit 0: %d results, want the default 10", len(res))
+	}
+}
+
+func TestSearchNoResults(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	for _, q := range []string{"zzzqqqxxx", "", "  ", "?!"} {
+		res, _, err := s.Search(t.Context(), Request{Query: q})
+		if err != nil {
+			t.Errorf("Search(%q): %v", q, err)
+		}
+		if len(res) != 0 {
+			t.Errorf("Search(%q) = %v, want no results", q, paths(res))
+		}
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	cases := []struct {
+		name  string
+		req   Request
+		want  func(Result) bool
+		first string
+	}{
+		{
+			name:  "language",
+			req:   Request{Query: "load settings file", Languages: []string{"python"}},
+			want:  func(r Result) bool { return r.Language == "python" },
+			first: "scripts/settings.py",
+		},
+		{
+			name:  "language case-insensitive, several",
+			req:   Request{Query: "parse config", Languages: []string{"JavaScript", "rust"}},
+			want:  func(r Result) bool { return r.Language == "javascript" || r.Language == "rust" },
+			first: "web/config.js",
+		},
+		{
+			name:  "doublestar glob",
+			req:   Request{Query: "backoff retries config", PathGlobs: []string{"client/**"}},
+			want:  func(r Result) bool { return strings.HasPrefix(r.Path, "client/") },
+			first: "client/retry.go",
+		},
+		{
+			name:  "bare directory",
+			req:   Request{Query: "parse config", PathGlobs: []string{"config/"}},
+			want:  func(r Result) bool { return strings.HasPrefix(r.Path, "config/") },
+			first: "config/config.go",
+		},
+		{
+			name:  "file glob",
+			req:   Request{Query: "config", PathGlobs: []string{"**/*.js"}},
+			want:  func(r Result) bool { return strings.HasSuffix(r.Path, ".js") },
+			first: "web/config.js",
+		},
+		{
+			name: "glob and language together",
+			req:  Request{Query: "config", PathGlobs: []string{"config/**"}, Languages: []string{"python"}},
+			want: func(Result) bool { return false },
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res, st := search(t, s, c.req)
+			for _, r := range res {
+				if !c.want(r) {
+					t.Errorf("result %s (%s) passes the filter", r.Path, r.Language)
+				}
+			}
+			if st.Candidates < len(res) {
+				t.Errorf("Candidates = %d < %d results", st.Candidates, len(res))
+			}
+			if c.first == "" {
+				if len(res) != 0 {
+					t.Errorf("results = %v, want none", paths(res))
+				}
+				return
+			}
+			if len(res) == 0 || res[0].Path != c.first {
+				t.Errorf("results = %v, want %s first", paths(res), c.first)
+			}
+		})
+	}
+}
+
+// traceback is an issue as a user would file it: prose, then a Python
+// traceback whose innermost frame is the file to fix.
+const traceback = `Saving a user without an email crashes the sign-up page instead of showing a form error.
+
+Traceback (most recent call last):
+  File "/srv/app/app/views.py", line 9, in register
+    user.save(db)
+  File "/srv/app/app/models/user.py", line 14, in save
+    raise ValueError("user has no email address")
+ValueError: user has no email address
+`
+
+func TestSearchTraceback(t *testing.T) {
+	t.Parallel()
+	s := repoSearcher(t)
+	res, st := search(t, s, Request{Query: traceback, Limit: 5})
+	if st.QueryKind != string(analyze.QueryLong) {
+		t.Errorf("QueryKind = %q, want %q", st.QueryKind, analyze.QueryLong)
+	}
+	// Both files of the traceback beat every file it does not name.
+	for _, p := range []string{"app/models/user.py", "app/views.py"} {
+		if r := rankOf(res, p); r == 0 || r > 2 {
+			t.Errorf("%s ranks %d, want 1 or 2 (results: %v)", p, r, paths(res))
+		}
+	}
+	// The frame's function is found as a definition.
+	i := slices.IndexFunc(res, func(r Result) bool { return r.Symbol == "User.save" })
+	if i < 0 || i > 1 {
+		t.Errorf("User.save at %d, want among the first two (results: %v)", i, paths(res))
+	}
+}
+
+func TestSearchDense(t *testing.T) {
+	t.Parallel()
+	const dims = 64
+	root := extract(t, "repo.txtar")
+	fake := embedtest.New(dims)
+	db := buildIndex(t, root, fake)
+	c, err := db.Count(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, err := LoadVectors(t.Context(), db, dims, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vecs.Len() != c.Chunks || vecs.Generation != 7 {
+		t.Fatalf("LoadVectors: %d vectors at generation %d, want one per chunk (%d) at 7", vecs.Len(), vecs.Generation, c.Chunks)
+	}
+	s := &Searcher{DB: db, Embedder: fake, Vectors: vecs, TotalChunks: c.Chunks}
+	calls := fake.Calls()
+	res, _ := search(t, s, Request{Query: "write the user to the database", Limit: 5})
+	if fake.Calls() != calls+1 {
+		t.Errorf("embedder called %d times for one query, want 1", fake.Calls()-calls)
+	}
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+	if res[0].Path != "app/models/user.py" {
+		t.Errorf("results = %v, want app/models/user.py first", paths(res))
+	}
+	dense := 0
+	for _, r := range res {
+		if _, ok := r.Channels["dense"]; ok {
+			dense++
+		}
+	}
+	if dense == 0 {
+		t.Errorf("no result has a dense channel hit: %v", res)
+	}
+
+	// Without vectors the same searcher is lexical-only.
+	lex := &Searcher{DB: db, Embedder: fake}
+	res, _ = search(t, lex, Request{Query: "write the user to the database", Limit: 5})
+	for _, r := range res {
+		if _, ok := r.Channels["dense"]; ok {
+			t.Errorf("%s: dense channel hit without vectors", r.Path)
+		}
+	}
+}
+
+func TestLoadVectorsDimensionMismatch(t *testing.T) {
+	t.Parallel()
+	root := extract(t, "repo.txtar")
+	db := buildIndex(t, root, embedtest.New(16))
+	_, err := LoadVectors(t.Context(), db, 32, 1)
+	if !errors.Is(err, embed.ErrDimension) {
+		t.Errorf("LoadVectors with other dimensions: %v, want embed.ErrDimension", err)
+	}
+}
