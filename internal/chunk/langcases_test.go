@@ -183,4 +183,12 @@ var langCases = []struct {
 		{Kind: KindFunction, Symbol: "log", Name: "log", Start: 6, End: 9, Doc: "log prints a timestamped message."},
 		{Kind: KindFunction, Symbol: "deploy", Name: "deploy", Start: 11, End: 18, Doc: "deploy pushes the build to TARGET."},
 	}},
+	{lang: "markdown", want: []brief{
+		{Kind: KindSection, Symbol: "ctx", Name: "ctx", Start: 1, End: 3},
+		{Kind: KindSection, Symbol: "Install", Name: "Install", Crumb: "ctx", Start: 5, End: 10},
+		{Kind: KindSection, Symbol: "Usage", Name: "Usage", Crumb: "ctx", Start: 12, End: 14},
+		{Kind: KindSection, Symbol: "Indexing", Name: "Indexing", Crumb: "ctx > Usage", Start: 16, End: 18},
+		{Kind: KindSection, Symbol: "Searching", Name: "Searching", Crumb: "ctx > Usage", Start: 20, End: 22},
+		{Kind: KindSection, Symbol: "License", Name: "License", Crumb: "ctx", Start: 24, End: 27},
+	}},
 }
