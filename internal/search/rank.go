@@ -59,6 +59,12 @@ type tuning struct {
 	Diversity float64
 	// PathWeight scales the path channel.
 	PathWeight float64
+	// SymbolAllWords and SymbolNLWords (0 or 1) look up every query word
+	// of a symbol or natural-language query as a defined name.
+	SymbolAllWords, SymbolNLWords float64
+	// PathCoverage (0 or 1) scales the path channel by the share of query
+	// words the path covers.
+	PathCoverage float64
 	// PruneDF is the share of chunks above which a query term is dropped.
 	PruneDF float64
 }
@@ -78,6 +84,9 @@ var tune = tuning{
 	Diversity:      0.1,
 	PathWeight:     1,
 	PruneDF:        0.25,
+	PathCoverage:   1,
+	SymbolAllWords: 1,
+	SymbolNLWords:  0,
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.
@@ -99,12 +108,6 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	wantsExamples := short && (strings.Contains(raw, "example") || strings.Contains(raw, "demo") || strings.Contains(raw, "sample"))
 	wantsDocs := short && (strings.Contains(raw, "doc") || strings.Contains(raw, "readme") || strings.Contains(raw, "guide"))
 
-	// Query words for file-name matching: content terms without stems of
-	// their own, as a set.
-	qterms := map[string]bool{}
-	for _, t := range q.Terms {
-		qterms[t.Text] = true
-	}
 	syms := map[string]bool{}
 	symsFold := map[string]bool{}
 	for _, s := range q.Symbols {
@@ -124,14 +127,7 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		perFile[c.Path]++
 		fileSum[c.Path] += c.Score
 	}
-	// Word count for the share of matched words: analyzed query terms that
-	// are whole words (not parts or stems of a longer identifier).
-	nwords := 0
-	analyze.Words(q.Raw, func(w string, _ int) {
-		if len(w) > 1 && !analyze.IsStopword(w) {
-			nwords++
-		}
-	})
+	words := newQueryWords(q.Raw)
 
 	for i := range cands {
 		c := &cands[i]
@@ -152,31 +148,17 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 			}
 		}
 		// File name and directory matches.
-		if nwords > 0 {
-			matched := 0
-			seen := map[string]bool{}
-			stem := fileStem(c.Path)
-			dir := strings.ToLower(path.Base(path.Dir(c.Path)))
-			for _, part := range []string{stem, dir} {
-				analyze.Terms(part, func(t string) {
-					if qterms[t] && !seen[t] && len(t) > 1 {
-						seen[t] = true
-						matched++
-					}
-				})
+		stem := fileStem(c.Path)
+		if share := words.share(nameTerms(c.Path)); share > 0 {
+			if q.Kind == analyze.QueryLong {
+				share = math.Min(share, 0.2)
 			}
-			if matched > 0 {
-				share := math.Min(1, float64(matched)/float64(nwords))
-				if q.Kind == analyze.QueryLong {
-					share = math.Min(share, 0.2)
-				}
-				add += tune.NameBoost * share * top
-				c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
-			}
-			if q.Kind == analyze.QuerySymbol && symsFold[stem] {
-				add += 0.3 * top
-				c.Boosts = append(c.Boosts, "file-is-symbol")
-			}
+			add += tune.NameBoost * share * top
+			c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
+		}
+		if q.Kind == analyze.QuerySymbol && symsFold[stem] {
+			add += 0.3 * top
+			c.Boosts = append(c.Boosts, "file-is-symbol")
 		}
 		if tune.FileSum > 0 {
 			add += tune.FileSum * (fileSum[c.Path] - c.Score)

@@ -237,6 +237,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 
 	cands := make([]Result, 0, len(fused))
 	files := map[int64]bool{}
+	words := newQueryWords(q.Raw)
+	pathShare := map[int64]float64{}
 	for _, f := range fused {
 		row := byID[f.ID]
 		if row == nil || !keep(row, req) {
@@ -246,7 +248,18 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		score := f.Score
 		for i, fl := range fileLists {
 			if fr, ok := fileRanks[i][row.FileID]; ok {
-				score += fl.weight / float64(RRFK+fr)
+				wt := fl.weight
+				if fl.channel == "path" && tune.PathCoverage > 0 {
+					// A path that covers one word of a five-word question
+					// is weak evidence, however well it ranks.
+					sh, ok := pathShare[row.FileID]
+					if !ok {
+						sh = words.share(pathTerms(row.Path))
+						pathShare[row.FileID] = sh
+					}
+					wt *= sh
+				}
+				score += wt / float64(RRFK+fr)
 				f.Channels[fl.channel] = ChannelHit{Rank: fr}
 			}
 		}
@@ -400,23 +413,59 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 // very common terms; below it every query is cheap anyway.
 const pruneMinChunks = 100
 
-// pickTerms returns up to max terms by query weight × IDF, leaving out, in
-// indexes of pruneMinChunks or more, terms in more than a quarter of all
-// chunks once a rarer one is in: their IDF adds little to the ranking and
-// their posting lists dominate the cost of the query.
+// postingBudget caps the sum of the document frequencies of the terms one
+// FTS query may use: FTS5 scores every row a term matches (a docsize lookup
+// each, about 2 µs per row in a measured run on the Go standard library),
+// so common terms, which add little to BM25 through their low IDF, are
+// dropped once rarer ones have used the budget.
+const postingBudget = 15000
+
+// stemTwin is how much more frequent than its original word a stem must
+// be to be worth querying: a stem that matches (nearly) the same chunks as
+// the word it came from ("idle"/"idl") only doubles the cost and the score.
+const stemTwin = 1.25
+
+// costMinChunks is the index size (chunks) from which pickTerms bounds
+// the cost of a query (stem twins, postingBudget); smaller indexes answer
+// every query in a few milliseconds.
+const costMinChunks = 20000
+
+// pickTerms returns up to max terms by query weight × IDF. Once a rarer
+// term is in, it leaves out terms in more than tune.PruneDF of all chunks
+// (indexes of pruneMinChunks or more), and stems that are twins of their
+// word and terms past postingBudget (indexes of costMinChunks or more).
 func pickTerms(ts []weighted, max, n int) []weighted {
 	ts = append([]weighted(nil), ts...)
 	sort.SliceStable(ts, func(i, j int) bool {
 		return math.Sqrt(ts[i].qw)*ts[i].idf > math.Sqrt(ts[j].qw)*ts[j].idf
 	})
+	dfOf := make(map[string]int, len(ts))
+	for _, t := range ts {
+		dfOf[t.text] = t.df
+	}
+	twin := map[string]bool{}
+	for _, t := range ts {
+		if st := analyze.Stem(t.text); st != t.text {
+			if df, ok := dfOf[st]; ok && float64(df) <= stemTwin*float64(t.df) {
+				twin[st] = true
+			}
+		}
+	}
 	var out []weighted
+	postings := 0
 	for _, t := range ts {
 		if len(out) >= max {
 			break
 		}
-		if n >= pruneMinChunks && float64(t.df) > tune.PruneDF*float64(n) && len(out) > 0 {
-			continue
+		if len(out) > 0 {
+			if n >= pruneMinChunks && float64(t.df) > tune.PruneDF*float64(n) {
+				continue
+			}
+			if n >= costMinChunks && (twin[t.text] || postings+t.df > postingBudget) {
+				continue
+			}
 		}
+		postings += t.df
 		out = append(out, t)
 	}
 	return out
@@ -467,7 +516,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 	for _, sym := range q.Symbols {
 		add(lastSegment(sym))
 	}
-	if q.Kind != analyze.QueryLong {
+	if q.Kind == analyze.QuerySymbol && tune.SymbolAllWords > 0 || q.Kind == analyze.QueryNatural && tune.SymbolNLWords > 0 {
 		analyze.Words(q.Raw, func(w string, _ int) {
 			if len(w) >= 3 {
 				add(w)

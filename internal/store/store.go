@@ -83,6 +83,7 @@ func dsn(path string, readOnly bool) string {
 	v.Add("_pragma", "foreign_keys(ON)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Add("_pragma", "cache_size(-16000)")
+	v.Add("_pragma", "mmap_size(1073741824)")
 	if readOnly {
 		v.Add("mode", "ro")
 	} else {
