@@ -243,7 +243,7 @@ func (q *Query) TopTerms(n int) []Term {
 // PascalCase with a second capital, ACRONYMWord), contains an underscore
 // between letters, or mixes letters and digits.
 func IsIdentifier(w string) bool {
-	if len(w) < 3 {
+	if len(w) < 3 || isHexLiteral(w) {
 		return false
 	}
 	var lowerSeen, upperAfterFirst, underscore, letter, digit bool
@@ -297,4 +297,19 @@ func atoi(s string) int {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n
+}
+
+// isHexLiteral reports whether w is a hexadecimal literal such as the
+// "0x1d" offsets of a Go stack trace.
+func isHexLiteral(w string) bool {
+	if len(w) < 3 || w[0] != '0' || w[1] != 'x' && w[1] != 'X' {
+		return false
+	}
+	for i := 2; i < len(w); i++ {
+		c := w[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

@@ -144,10 +144,12 @@ func (e *Engine) ensureDims(ctx context.Context) error {
 	return nil
 }
 
-// openDB opens the root's database. With mustExist, a missing database is
-// [ErrNotIndexed].
-func (e *Engine) openDB(ctx context.Context, mustExist bool) (*store.DB, error) {
-	db, err := store.Open(ctx, e.dbPath, &store.Options{MustExist: mustExist})
+// openDB opens the root's database for indexing (created and migrated
+// when needed) or, with readOnly, for queries: then a missing database is
+// [ErrNotIndexed] and nothing is written, so queries never wait for or
+// block an index run.
+func (e *Engine) openDB(ctx context.Context, readOnly bool) (*store.DB, error) {
+	db, err := store.Open(ctx, e.dbPath, &store.Options{ReadOnly: readOnly, MustExist: readOnly})
 	if errors.Is(err, store.ErrNotIndexed) {
 		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
 	}

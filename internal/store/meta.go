@@ -33,6 +33,9 @@ func (db *DB) Meta(ctx context.Context, key string) (string, error) {
 
 // SetMeta stores values under their keys in one transaction.
 func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
+	if db.w == nil {
+		return ErrReadOnly
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("writing meta: %v", err)

@@ -37,9 +37,12 @@ func (db *DB) FileStates(ctx context.Context) (map[string]FileState, error) {
 	return out, nil
 }
 
-// TouchFile records a new mtime for a file whose content hash did not
+// TouchFiles records a new mtime for a file whose content hash did not
 // change, so the next run skips it on size+mtime alone.
 func (db *DB) TouchFiles(ctx context.Context, mtimes map[string]int64) error {
+	if db.w == nil {
+		return ErrReadOnly
+	}
 	if len(mtimes) == 0 {
 		return nil
 	}
@@ -196,7 +199,8 @@ func (db *DB) FileChunks(ctx context.Context, path string) ([]ChunkRow, error) {
 	return db.queryChunks(ctx, `f.path = ? ORDER BY c.start_byte`, path)
 }
 
-// Vectors returns the embedding blobs of the given keys.
+// Vectors calls each with every chunk that has an embedding and its
+// encoded vector (embed.EncodeVector); an error from each stops the scan.
 func (db *DB) Vectors(ctx context.Context, each func(chunkID int64, vec []byte) error) error {
 	rows, err := db.r.QueryContext(ctx, `SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.key = c.embed_key`)
 	if err != nil {

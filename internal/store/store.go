@@ -39,6 +39,10 @@ const MinReadableSchema = 1
 // root has no index database yet.
 var ErrNotIndexed = errors.New("not indexed")
 
+// ErrReadOnly is returned by writes to a database opened with
+// [Options.ReadOnly].
+var ErrReadOnly = errors.New("index opened read-only")
+
 // ErrSchemaTooNew is returned when the database was written by a newer ctx.
 var ErrSchemaTooNew = errors.New("index written by a newer ctx")
 
@@ -47,7 +51,8 @@ type Options struct {
 	// MustExist makes Open fail with [ErrNotIndexed] instead of creating
 	// the database.
 	MustExist bool
-	// ReadOnly opens for queries only (no migrations, no writes).
+	// ReadOnly opens for queries only: no writer connection, no migration;
+	// writes fail with [ErrReadOnly].
 	ReadOnly bool
 }
 
@@ -77,16 +82,17 @@ func PathFor(cacheDir, root string) string {
 	return filepath.Join(cacheDir, base+"-"+hex.EncodeToString(sum[:6])+".db")
 }
 
-func dsn(path string, readOnly bool) string {
+// dsn returns the connection string of the writer (WAL, immediate
+// transactions) or of a reader (the journal mode is a property of the file,
+// set by the writer; readers only read).
+func dsn(path string, writer bool) string {
 	v := url.Values{}
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "foreign_keys(ON)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Add("_pragma", "cache_size(-16000)")
 	v.Add("_pragma", "mmap_size(1073741824)")
-	if readOnly {
-		v.Add("mode", "ro")
-	} else {
+	if writer {
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
 	}
@@ -118,7 +124,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 	db := &DB{path: path}
 	var err error
 	if !opts.ReadOnly {
-		db.w, err = sql.Open("sqlite", dsn(path, false))
+		db.w, err = sql.Open("sqlite", dsn(path, true))
 		if err != nil {
 			return nil, fmt.Errorf("opening index %s: %v", path, err)
 		}

@@ -54,6 +54,9 @@ type Update struct {
 // Apply writes a batch of file updates in one transaction, so each file
 // changes together with its chunks, FTS rows and vectors, or not at all.
 func (db *DB) Apply(ctx context.Context, updates []Update) error {
+	if db.w == nil {
+		return ErrReadOnly
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %v", err)
