@@ -73,14 +73,26 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
+	skipped, err := db.SkippedFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, f := range walk.Files {
 		seen[f.Path] = true
 		s, ok := stored[f.Path]
-		switch {
-		case !ok:
+		if !ok {
+			if k, was := skipped[f.Path]; was {
+				// Skipped for its content: counts only when it changed.
+				if k.Size != f.Size || k.ModTime != f.ModTime {
+					st.Changed++
+				}
+				continue
+			}
 			st.Added++
-		case s.Size != f.Size || s.ModTime != f.ModTime:
+			continue
+		}
+		if s.Size != f.Size || s.ModTime != f.ModTime {
 			st.Changed++
 		}
 	}

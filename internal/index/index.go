@@ -123,6 +123,10 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	if err != nil {
 		return nil, err
 	}
+	skipped, err := db.SkippedFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st := &Stats{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...)}
 
 	var todo []discover.File
@@ -133,6 +137,11 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 			st.Unchanged++
 			continue
 		}
+		if s, ok := skipped[f.Path]; ok && s.Size == f.Size && s.ModTime == f.ModTime {
+			// Skipped for its content last time and unchanged since.
+			st.Skips = append(st.Skips, discover.Skip{Path: f.Path, Reason: discover.Reason(s.Reason), Detail: s.Detail})
+			continue
+		}
 		todo = append(todo, f)
 	}
 	var deletes []store.Update
@@ -141,9 +150,15 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 			deletes = append(deletes, store.Update{File: store.File{Path: p}, Delete: true})
 		}
 	}
+	for p := range skipped {
+		if _, ok := stored[p]; !ok && !seen[p] {
+			deletes = append(deletes, store.Update{File: store.File{Path: p}, Delete: true})
+		}
+	}
 	sort.Slice(deletes, func(i, j int) bool { return deletes[i].File.Path < deletes[j].File.Path })
 
 	type result struct {
+		file    discover.File
 		update  *store.Update
 		skip    *discover.Skip
 		touch   bool
@@ -191,10 +206,19 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 				mu.Lock()
 				skips = append(skips, *r.skip)
 				mu.Unlock()
-				if _, ok := stored[r.skip.Path]; ok {
-					batch = append(batch, store.Update{File: store.File{Path: r.skip.Path}, Delete: true})
+				_, had := stored[r.skip.Path]
+				if had {
 					st.Deleted++
 				}
+				if r.skip.Reason == discover.ReasonUnreadable {
+					// Transient: not recorded, so the next run tries again.
+					if had {
+						batch = append(batch, store.Update{File: store.File{Path: r.skip.Path}, Delete: true})
+					}
+					break
+				}
+				batch = append(batch, store.Update{File: store.File{Path: r.skip.Path}, Delete: true, Skip: &store.Skipped{
+					Size: r.file.Size, ModTime: r.file.ModTime, Reason: string(r.skip.Reason), Detail: r.skip.Detail}})
 			case r.touch:
 				mu.Lock()
 				touches[r.update.File.Path] = r.mtime
@@ -243,7 +267,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 				if r.embedded > 0 {
 					embedded.Add(int64(r.embedded))
 				}
-				res := result{update: r.update, skip: r.skip, touch: r.touch, mtime: f.ModTime, changed: r.changed}
+				res := result{file: f, update: r.update, skip: r.skip, touch: r.touch, mtime: f.ModTime, changed: r.changed}
 				select {
 				case results <- res:
 				case <-gctx.Done():

@@ -37,6 +37,26 @@ func (db *DB) FileStates(ctx context.Context) (map[string]FileState, error) {
 	return out, nil
 }
 
+// SkippedFiles returns every file recorded as skipped for its content, by
+// path.
+func (db *DB) SkippedFiles(ctx context.Context) (map[string]Skipped, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT path, size, mtime, reason, detail FROM skipped`)
+	if err != nil {
+		return nil, fmt.Errorf("listing skipped files: %v", err)
+	}
+	defer rows.Close()
+	out := map[string]Skipped{}
+	for rows.Next() {
+		var p string
+		var s Skipped
+		if err := rows.Scan(&p, &s.Size, &s.ModTime, &s.Reason, &s.Detail); err != nil {
+			return nil, fmt.Errorf("listing skipped files: %v", err)
+		}
+		out[p] = s
+	}
+	return out, rows.Err()
+}
+
 // TouchFiles records a new mtime for a file whose content hash did not
 // change, so the next run skips it on size+mtime alone.
 func (db *DB) TouchFiles(ctx context.Context, mtimes map[string]int64) error {

@@ -46,6 +46,15 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
 CREATE TABLE embeddings(key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
 `,
+	1: `
+CREATE TABLE skipped(
+  path TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  detail TEXT NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 func init() {

@@ -30,7 +30,8 @@ import (
 // SchemaVersion is the database layout version.
 //
 //	1: files, chunks, contentless FTS5 chunks_fts(name, path, doc, body), embeddings, meta.
-const SchemaVersion = 1
+//	2: skipped: files skipped for their content, so unchanged ones are not read again.
+const SchemaVersion = 2
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

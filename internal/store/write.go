@@ -49,6 +49,17 @@ type Update struct {
 	Vectors map[string][]byte
 	// Delete removes the file (by Path) and everything derived from it.
 	Delete bool
+	// Skip, with Delete, records why the file is not indexed (its content
+	// was binary, generated or minified), keyed by its size and mtime.
+	Skip *Skipped
+}
+
+// Skipped is a file left out of the index for its content.
+type Skipped struct {
+	Size    int64 // bytes
+	ModTime int64 // Unix nanoseconds
+	Reason  string
+	Detail  string
 }
 
 // Apply writes a batch of file updates in one transaction, so each file
@@ -96,6 +107,12 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 			return err
 		}
 		if u.Delete {
+			if u.Skip != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO skipped(path, size, mtime, reason, detail) VALUES(?,?,?,?,?)`,
+					u.File.Path, u.Skip.Size, u.Skip.ModTime, u.Skip.Reason, u.Skip.Detail); err != nil {
+					return fmt.Errorf("recording skip of %s: %v", u.File.Path, err)
+				}
+			}
 			continue
 		}
 		if _, err := upFile(u.File.Path, u.File.Language, u.File.Size, u.File.ModTime, u.File.Hash, u.File.Lines); err != nil {
@@ -127,8 +144,8 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	return nil
 }
 
-// deleteFile removes a file's FTS rows, chunks and file row (a no-op for an
-// unknown path).
+// deleteFile removes a file's FTS rows, chunks, file row and skip record
+// (a no-op for an unknown path).
 func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN
 (SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?)`, path); err != nil {
@@ -139,6 +156,9 @@ func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path); err != nil {
 		return fmt.Errorf("deleting file %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM skipped WHERE path = ?`, path); err != nil {
+		return fmt.Errorf("deleting skip record of %s: %v", path, err)
 	}
 	return nil
 }
