@@ -249,7 +249,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		for i, fl := range fileLists {
 			if fr, ok := fileRanks[i][row.FileID]; ok {
 				wt := fl.weight
-				if fl.channel == "path" && tune.PathCoverage > 0 {
+				if fl.channel == "path" {
 					// A path that covers one word of a five-word question
 					// is weak evidence, however well it ranks.
 					sh, ok := pathShare[row.FileID]
@@ -516,7 +516,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 	for _, sym := range q.Symbols {
 		add(lastSegment(sym))
 	}
-	if q.Kind == analyze.QuerySymbol && tune.SymbolAllWords > 0 || q.Kind == analyze.QueryNatural && tune.SymbolNLWords > 0 {
+	if q.Kind == analyze.QuerySymbol {
 		analyze.Words(q.Raw, func(w string, _ int) {
 			if len(w) >= 3 {
 				add(w)
