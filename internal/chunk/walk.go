@@ -567,6 +567,7 @@ func (w *walker) closersOnly(first, last int) bool {
 	if last-first > 4 {
 		return false
 	}
+	closer := false // a group of comments alone is no closer
 	for l := first; l <= last; l++ {
 		t := w.li.text(l)
 		for _, p := range w.spec.lineComments {
@@ -582,6 +583,7 @@ func (w *walker) closersOnly(first, last int) bool {
 		if len(t) == 0 {
 			continue
 		}
+		closer = true
 		ok := true
 		for _, c := range t {
 			switch c {
@@ -604,5 +606,5 @@ func (w *walker) closersOnly(first, last int) bool {
 			return false
 		}
 	}
-	return true
+	return closer
 }
