@@ -81,12 +81,23 @@ func (w *walker) reset(src []byte, opts Options) {
 	w.spec = nil
 }
 
-// release drops references into the caller's data before pooling.
+// release drops references into the caller's data before pooling, and
+// the buffers grown by an unusually large file.
 func (w *walker) release() {
+	const keep = 1 << 16
 	w.src, w.li.src, w.spec = nil, nil, nil
 	w.attrDoc = ""
 	clear(w.out) // metas hold strings from the file
 	w.out = w.out[:0]
+	if cap(w.li.starts) > keep {
+		w.li.starts = nil
+	}
+	if cap(w.out) > keep/8 {
+		w.out = nil
+	}
+	if cap(w.buf) > keep {
+		w.buf = nil
+	}
 }
 
 // nodeSpan returns the first and last line of n's non-blank text.
