@@ -1,0 +1,114 @@
+package index
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/internal/chunk"
+)
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 100)
+	cases := []struct {
+		name string
+		c    chunk.Chunk
+		text string
+		want string
+	}{
+		{
+			name: "signature first",
+			c:    chunk.Chunk{Kind: chunk.KindFunction, Signature: "func Total(items []Item) int", Doc: "Total sums the items."},
+			text: "// Total sums the items.\nfunc Total(items []Item) int {\n",
+			want: "func Total(items []Item) int",
+		},
+		{
+			name: "doc's first line without a signature",
+			c:    chunk.Chunk{Kind: chunk.KindClass, Doc: "  A registered account.\n\n  More detail here.\n"},
+			text: "class User:\n",
+			want: "A registered account.",
+		},
+		{
+			name: "section heading",
+			c:    chunk.Chunk{Kind: chunk.KindSection, Symbol: "Getting started"},
+			text: "## Getting started\n\nInstall it.\n",
+			want: "Getting started",
+		},
+		{
+			name: "first non-blank code line",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "\n\n   \t\n\timport (\n\t\t\"fmt\"\n",
+			want: "import (",
+		},
+		{
+			name: "whitespace collapsed",
+			c:    chunk.Chunk{Kind: chunk.KindFunction, Signature: "func  F(a int,\t\tb   int)"},
+			want: "func F(a int, b int)",
+		},
+		{
+			name: "empty",
+			c:    chunk.Chunk{Kind: chunk.KindWindow},
+			text: "\n\n",
+			want: "",
+		},
+		{
+			name: "long line cut with an ellipsis",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: long,
+			want: strings.TrimSpace(long)[:maxSummaryBytes] + "…",
+		},
+		{
+			name: "invalid UTF-8 replaced",
+			c:    chunk.Chunk{Kind: chunk.KindFunction, Signature: "def caf\xe9(x)"},
+			want: "def caf�(x)",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Summary(c.c, c.text); got != c.want {
+				t.Errorf("Summary = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestSummaryCutOnRuneBoundary: a cut never splits a multi-byte rune, for
+// every alignment of the runes against the cap.
+func TestSummaryCutOnRuneBoundary(t *testing.T) {
+	t.Parallel()
+	for pad := range 4 {
+		text := strings.Repeat("x", pad) + strings.Repeat("日本語€", 40)
+		got := Summary(chunk.Chunk{Kind: chunk.KindBlock}, text)
+		if !utf8.ValidString(got) {
+			t.Errorf("pad %d: invalid UTF-8 %q", pad, got)
+		}
+		body, ok := strings.CutSuffix(got, "…")
+		if !ok || len(body) > maxSummaryBytes || len(body) < maxSummaryBytes-3 || !strings.HasPrefix(text, body) {
+			t.Errorf("pad %d: Summary = %q (%d bytes), want a prefix of at most %d bytes of the text and an ellipsis", pad, got, len(body), maxSummaryBytes)
+		}
+	}
+}
+
+func TestEmbedText(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, path string
+		c          chunk.Chunk
+		code, want string
+	}{
+		{"top level", "cart/discount.go", chunk.Chunk{Symbol: "ApplyCoupon"}, "func ApplyCoupon() {}\n", "cart/discount.go > ApplyCoupon\nfunc ApplyCoupon() {}\n"},
+		{"with breadcrumb", "app/models/user.py", chunk.Chunk{Symbol: "User.save", Breadcrumb: "User"}, "def save(self): pass\n", "app/models/user.py > User > User.save\ndef save(self): pass\n"},
+		{"block", "main.go", chunk.Chunk{}, "package main\n", "main.go\npackage main\n"},
+	}
+	for _, c := range cases {
+		if got := EmbedText(c.path, c.c, c.code); got != c.want {
+			t.Errorf("%s: EmbedText = %q, want %q", c.name, got, c.want)
+		}
+	}
+	long := EmbedText("a.go", chunk.Chunk{}, strings.Repeat("é", maxEmbedTextBytes))
+	if len(long) > maxEmbedTextBytes || !utf8.ValidString(long) || !strings.HasPrefix(long, "a.go\né") {
+		t.Errorf("long chunk: %d bytes, valid UTF-8 %v; want at most %d valid bytes", len(long), utf8.ValidString(long), maxEmbedTextBytes)
+	}
+}
