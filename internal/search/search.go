@@ -127,6 +127,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		return nil, st, err
 	}
 	lists = append(lists, ranked("bm25", w.bm25, hits))
+	bm25Hits := hits
 
 	// Identifiers written in code style, as their own channel for long
 	// queries, where they are drowned by prose in the main BM25 list.
@@ -211,6 +212,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
+	if tune.FileBM25 > 0 && len(bm25Hits) > 0 {
+		fileLists = append(fileLists, fileBM25(bm25Hits, byID, tune.FileBM25))
+	}
 	inFused := make(map[int64]bool, len(fused))
 	for _, f := range fused {
 		inFused[f.ID] = true
@@ -289,6 +293,41 @@ type fileList struct {
 	channel string
 	weight  float64
 	reps    []int64
+}
+
+// fileBM25 ranks files by the sum of their chunks' BM25 scores among the
+// BM25 hits (at most 3 chunks a file), a file-level view of the same
+// evidence: a file whose several chunks match outranks one lucky chunk.
+func fileBM25(hits []store.Hit, byID map[int64]*store.ChunkRow, weight float64) fileList {
+	type agg struct {
+		rep   int64
+		sum   float64
+		count int
+	}
+	byFile := map[int64]*agg{}
+	var order []int64
+	for _, h := range hits {
+		row := byID[h.ChunkID]
+		if row == nil {
+			continue
+		}
+		a := byFile[row.FileID]
+		if a == nil {
+			a = &agg{rep: h.ChunkID}
+			byFile[row.FileID] = a
+			order = append(order, row.FileID)
+		}
+		if a.count < 3 {
+			a.sum += h.Score
+			a.count++
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return byFile[order[i]].sum > byFile[order[j]].sum })
+	fl := fileList{channel: "bm25-file", weight: weight}
+	for _, f := range order {
+		fl.reps = append(fl.reps, byFile[f].rep)
+	}
+	return fl
 }
 
 // maxMentions caps the files the mention channel takes from one query.
