@@ -82,7 +82,8 @@ type tuning struct {
 	FileBM25 float64
 }
 
-// tinyLines is the most lines a tiny chunk spans beyond its first.
+// tinyLines: a chunk is tiny when EndLine-StartLine < tinyLines, i.e. it
+// spans at most three lines.
 const tinyLines = 3
 
 var tune = tuning{
