@@ -95,6 +95,9 @@ func TestDiversify(t *testing.T) {
 	})
 }
 
+// The rank tests give every candidate the same 21-line span, so that
+// adjustments by chunk size play no part.
+
 // TestRankTestPenalty: a test file's chunk that scored as well as an
 // implementation chunk ranks below it, unless the query asks for tests.
 func TestRankTestPenalty(t *testing.T) {
@@ -117,8 +120,8 @@ func TestRankTestPenalty(t *testing.T) {
 			t.Parallel()
 			// The test chunk has the higher id, so a tie puts it second.
 			cands := []Result{
-				{ChunkID: 2, Path: c.testPath, Kind: "function", Score: 0.5},
-				{ChunkID: 1, Path: "pkg/gizmo/frob.go", Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: c.testPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+				{ChunkID: 1, Path: "pkg/gizmo/frob.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 			}
 			rank(analyze.Analyze(c.query), cands, map[int64]string{1: "Frob", 2: "TestFrob"})
 			impl, test := byID(cands, 1), byID(cands, 2)
@@ -159,8 +162,8 @@ func TestRankPathPenalties(t *testing.T) {
 		t.Run(c.path, func(t *testing.T) {
 			t.Parallel()
 			cands := []Result{
-				{ChunkID: 2, Path: c.path, Language: c.lang, Kind: "function", Score: 0.5},
-				{ChunkID: 1, Path: "pkg/gizmo/impl.go", Language: "go", Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: c.path, StartLine: 10, EndLine: 30, Language: c.lang, Kind: "function", Score: 0.5},
+				{ChunkID: 1, Path: "pkg/gizmo/impl.go", StartLine: 10, EndLine: 30, Language: "go", Kind: "function", Score: 0.5},
 			}
 			rank(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
 			if cands[0].ChunkID != 1 || cands[1].Score >= cands[0].Score {
@@ -192,10 +195,10 @@ func TestRankSymbolDefinition(t *testing.T) {
 			// Chunk 1 and 2 tie on fused score and chunk 1 has the lower
 			// id; chunk 3 mentions the name and scored best.
 			cands := []Result{
-				{ChunkID: 3, Path: "cmd/main.go", Kind: "block", Score: 0.6},
-				{ChunkID: 1, Path: "web/a.js", Kind: "function", Score: 0.5},
-				{ChunkID: 2, Path: "pkg/b.go", Kind: "function", Score: 0.5},
-				{ChunkID: 4, Path: "pkg/c.go", Kind: "method", Score: 0.55},
+				{ChunkID: 3, Path: "cmd/main.go", StartLine: 10, EndLine: 30, Kind: "block", Score: 0.6},
+				{ChunkID: 1, Path: "web/a.js", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: "pkg/b.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+				{ChunkID: 4, Path: "pkg/c.go", StartLine: 10, EndLine: 30, Kind: "method", Score: 0.55},
 			}
 			names := map[int64]string{1: "parseConfig", 2: "ParseConfig", 4: "Other"}
 			q := analyze.Analyze(c.query)
@@ -218,8 +221,8 @@ func TestRankSymbolDefinition(t *testing.T) {
 func TestRankFileName(t *testing.T) {
 	t.Parallel()
 	cands := []Result{
-		{ChunkID: 1, Path: "pkg/other/util.go", Kind: "function", Score: 0.5},
-		{ChunkID: 2, Path: "pkg/retry/backoff.go", Kind: "function", Score: 0.5},
+		{ChunkID: 1, Path: "pkg/other/util.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+		{ChunkID: 2, Path: "pkg/retry/backoff.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 	}
 	rank(analyze.Analyze("how does the backoff work"), cands, nil)
 	if cands[0].ChunkID != 2 {
@@ -231,9 +234,9 @@ func TestRankEmptyAndOrder(t *testing.T) {
 	t.Parallel()
 	rank(analyze.Analyze("anything"), nil, nil) // no panic
 	cands := []Result{
-		{ChunkID: 3, Path: "c.go", Score: 0.1},
-		{ChunkID: 2, Path: "b.go", Score: 0.3},
-		{ChunkID: 1, Path: "a.go", Score: 0.3},
+		{ChunkID: 3, Path: "c.go", StartLine: 10, EndLine: 30, Score: 0.1},
+		{ChunkID: 2, Path: "b.go", StartLine: 10, EndLine: 30, Score: 0.3},
+		{ChunkID: 1, Path: "a.go", StartLine: 10, EndLine: 30, Score: 0.3},
 	}
 	rank(analyze.Analyze("zzz qqq"), cands, nil)
 	// Equal scores order by chunk id, so the ranking is deterministic.
