@@ -141,11 +141,14 @@ func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]C
 }
 
 // parseBudget is how long tree-sitter may take to parse a file of n bytes:
-// a tenth of its slowest normal speed on real code (4-8 MB/s) plus a
-// constant. Only pathological input (error recovery on text of another
-// language, say) runs out; such a file is cut into line windows.
+// 1 s plus 10 µs a byte, twenty times its slowest speed on real code
+// (0.35 s for the 1.9 MB ssa/rewriteAMD64.go). The budget is wall time, so
+// it is generous enough that a busy machine does not make a normal file
+// run out (which would change its chunks); only pathological input, such
+// as tree-sitter's error recovery on text of another language, does, and
+// is then cut into line windows.
 func parseBudget(n int) time.Duration {
-	return 200*time.Millisecond + time.Duration(n)*2*time.Microsecond
+	return time.Second + time.Duration(n)*10*time.Microsecond
 }
 
 // parse parses src with a pooled parser. A parser whose parse failed is
