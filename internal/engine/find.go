@@ -87,13 +87,32 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer func() { db.Close() }()
 	if err := e.ensureDims(ctx); err != nil {
 		return nil, err
 	}
-	if _, ok, err := e.checkIdentity(ctx, db); err != nil {
+	stored, ok, err := e.checkIdentity(ctx, db)
+	if err != nil {
 		return nil, err
-	} else if !ok {
+	}
+	if stored == "" {
+		// The first index run was interrupted before it recorded what it
+		// was built with: finish it rather than call it foreign.
+		if !req.AutoIndex {
+			return nil, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+		}
+		db.Close()
+		rep, err := e.Index(ctx, IndexOptions{Progress: req.Progress})
+		if err != nil {
+			return nil, err
+		}
+		resp.Indexed = rep
+		if db, err = e.openDB(ctx, true); err != nil {
+			return nil, err
+		}
+		ok = true
+	}
+	if !ok {
 		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
 	}
 	gen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)

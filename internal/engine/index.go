@@ -43,12 +43,6 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		return nil, err
 	}
 	rep := &IndexReport{}
-	if opts.Rebuild {
-		if err := removeDB(e.dbPath); err != nil {
-			return nil, err
-		}
-		rep.Rebuilt = true
-	}
 	db, err := e.openDB(ctx, false)
 	if err != nil {
 		return nil, err
@@ -58,8 +52,13 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		db.Close()
 		return nil, err
 	}
-	if stored != "" && !ok {
-		e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.identity().Hash)
+	// The generation only ever grows, across rebuilds too, so a cache
+	// stamped with it never mistakes a rebuilt index for the old one.
+	prevGen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
+	if opts.Rebuild || stored != "" && !ok {
+		if !opts.Rebuild {
+			e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.identity().Hash)
+		}
 		db.Close()
 		if err := removeDB(e.dbPath); err != nil {
 			return nil, err
@@ -82,7 +81,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		return nil, err
 	}
 	rep.Stats = st
-	gen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
+	gen := prevGen
 	if st.Added+st.Changed+st.Deleted > 0 || stored == "" || rep.Rebuilt {
 		gen++
 	}

@@ -28,6 +28,8 @@ type Status struct {
 	Identity       Identity `json:"identity"`
 	StoredIdentity string   `json:"stored_identity"`
 	Stale          bool     `json:"stale"`
+	// Incomplete is set when the first index run did not finish.
+	Incomplete bool `json:"incomplete"`
 	// Semantic says whether the dense channel is on ("lexical-only" until
 	// an embedding provider is configured).
 	Semantic string `json:"semantic"`
@@ -46,6 +48,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	defer db.Close()
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, err
+	}
 	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.identity(), Skips: map[string]int{}}
 	counts, err := db.Count(ctx)
 	if err != nil {
@@ -60,7 +65,8 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	}
 	st.Generation, _ = strconv.ParseInt(mustMeta(ctx, db, "generation"), 10, 64)
 	st.StoredIdentity = mustMeta(ctx, db, "identity")
-	st.Stale = st.StoredIdentity != st.Identity.Hash
+	st.Incomplete = st.StoredIdentity == ""
+	st.Stale = !st.Incomplete && st.StoredIdentity != st.Identity.Hash
 	st.Semantic = "lexical-only (no embedding provider configured)"
 	if e.emb != nil {
 		st.Semantic = "hybrid: " + e.emb.Model().String()

@@ -245,14 +245,16 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 
 	// Producers: read, sniff, chunk, analyze, embed.
 	jobs := make(chan discover.File)
-	var pg errgroup.Group
+	// pg cancels pctx when a worker fails, so the feeder and the other
+	// workers stop instead of waiting for each other.
+	pg, pctx := errgroup.WithContext(gctx)
 	pg.Go(func() error {
 		defer close(jobs)
 		for _, f := range todo {
 			select {
 			case jobs <- f:
-			case <-gctx.Done():
-				return gctx.Err()
+			case <-pctx.Done():
+				return pctx.Err()
 			}
 		}
 		return nil
@@ -260,7 +262,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	for range workers {
 		pg.Go(func() error {
 			for f := range jobs {
-				r, err := processFile(gctx, f, stored, chunker, opts.Embedder, batchSize, db)
+				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, db)
 				if err != nil {
 					return err
 				}
@@ -270,8 +272,8 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 				res := result{file: f, update: r.update, skip: r.skip, touch: r.touch, mtime: f.ModTime, changed: r.changed}
 				select {
 				case results <- res:
-				case <-gctx.Done():
-					return gctx.Err()
+				case <-pctx.Done():
+					return pctx.Err()
 				}
 			}
 			return nil

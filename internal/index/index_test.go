@@ -671,8 +671,6 @@ func TestRunEmbedderError(t *testing.T) {
 // end the run with its error when more files are queued than there are
 // workers.
 func TestRunEmbedderErrorManyFiles(t *testing.T) {
-	t.Skip("known bug: index.Run hangs until ctx is done when every worker has failed and files are still queued " +
-		"(internal/index/index.go:248: the producers' errgroup has no context, so a worker's error does not stop the feeder)")
 	t.Parallel()
 	root := repo(t)
 	db := openDB(t)

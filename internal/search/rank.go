@@ -119,9 +119,9 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	// long one (an issue, a traceback) mentions them in passing while the
 	// code to change is the implementation.
 	short := q.Kind != analyze.QueryLong
-	wantsTests := short && (strings.Contains(raw, "test") || strings.Contains(raw, "spec"))
-	wantsExamples := short && (strings.Contains(raw, "example") || strings.Contains(raw, "demo") || strings.Contains(raw, "sample"))
-	wantsDocs := short && (strings.Contains(raw, "doc") || strings.Contains(raw, "readme") || strings.Contains(raw, "guide"))
+	wantsTests := short && mentions(raw, "test", "tests", "testing", "spec", "specs", "unittest", "fixture", "fixtures")
+	wantsExamples := short && mentions(raw, "example", "examples", "demo", "demos", "sample", "samples")
+	wantsDocs := short && mentions(raw, "doc", "docs", "documentation", "readme", "guide", "tutorial", "changelog")
 
 	syms := map[string]bool{}
 	symsFold := map[string]bool{}
@@ -225,6 +225,26 @@ func diversify(cands []Result, limit int) []Result {
 		cands = cands[:limit]
 	}
 	return cands
+}
+
+// mentions reports whether text has one of the words (lower case) as a
+// whole word or as a part of an identifier (TestRetry, test_parse).
+func mentions(text string, words ...string) bool {
+	found := false
+	analyze.Words(text, func(w string, _ int) {
+		if found {
+			return
+		}
+		analyze.Parts(w, func(p string) {
+			lp := strings.ToLower(p)
+			for _, x := range words {
+				if lp == x {
+					found = true
+				}
+			}
+		})
+	})
+	return found
 }
 
 func isTestPath(p string) bool {

@@ -117,12 +117,35 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		return nil, st, err
 	}
 
+	// Language and path filters restrict the full-text channels before
+	// their limits (and every channel after recall).
+	var allowed []int64
+	if len(req.Languages) > 0 || len(req.PathGlobs) > 0 {
+		files, err := s.DB.AllFiles(ctx)
+		if err != nil {
+			return nil, st, err
+		}
+		allowed = []int64{}
+		for _, f := range files {
+			if keep(&store.ChunkRow{Path: f.Path, Language: f.Language}, req) {
+				allowed = append(allowed, f.ID)
+			}
+		}
+		if len(allowed) == 0 {
+			st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+			return []Result{}, st, nil
+		}
+		if len(allowed) == len(files) {
+			allowed = nil
+		}
+	}
+
 	var lists []Ranked
 	w := channelWeights(q.Kind)
 
 	// BM25 over all columns.
 	bm := pickTerms(terms, maxBM25Terms(q.Kind), n)
-	hits, err := s.DB.SearchFTS(ctx, orMatch(bm), ftsWeights, bm25Limit)
+	hits, err := s.DB.SearchFTSIn(ctx, orMatch(bm), ftsWeights, bm25Limit, allowed)
 	if err != nil {
 		return nil, st, err
 	}
@@ -143,7 +166,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 			}
 		}
 		if len(code) > 0 {
-			hits, err := s.DB.SearchFTS(ctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit)
+			hits, err := s.DB.SearchFTSIn(ctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit, allowed)
 			if err != nil {
 				return nil, st, err
 			}
@@ -166,7 +189,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	var fileLists []fileList
 	// Path channel: file paths and names that match the query's terms.
 	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 {
-		hits, err := s.DB.SearchFTS(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit)
+		hits, err := s.DB.SearchFTSIn(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
 		if err != nil {
 			return nil, st, err
 		}

@@ -326,8 +326,6 @@ func TestLoadVectorsDimensionMismatch(t *testing.T) {
 // matching chunks even when more than a channel's recall limit of other
 // chunks match better.
 func TestSearchFilterBeyondRecall(t *testing.T) {
-	t.Skip("known bug: Search applies Languages and PathGlobs (keep) after the channels' recall limits, " +
-		"so a filtered query returns nothing once more than bm25Limit chunks of other files match better")
 	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{

@@ -97,11 +97,31 @@ type FTSWeights [4]float64
 // ranked by FTS5's bm25() with the given column weights. Scores are
 // returned negated so that higher is better. An empty match returns nil.
 func (db *DB) SearchFTS(ctx context.Context, match string, w FTSWeights, limit int) ([]Hit, error) {
+	return db.SearchFTSIn(ctx, match, w, limit, nil)
+}
+
+// SearchFTSIn is [DB.SearchFTS] restricted to chunks of the given files
+// (nil means every file), applied before the limit so a restrictive filter
+// still gets its best limit chunks.
+func (db *DB) SearchFTSIn(ctx context.Context, match string, w FTSWeights, limit int, fileIDs []int64) ([]Hit, error) {
 	if strings.TrimSpace(match) == "" {
 		return nil, nil
 	}
-	q := fmt.Sprintf(`SELECT rowid, -bm25(chunks_fts, %g, %g, %g, %g) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, %g, %g, %g, %g) LIMIT ?`,
-		w[0], w[1], w[2], w[3], w[0], w[1], w[2], w[3])
+	filter := ""
+	if fileIDs != nil {
+		var b strings.Builder
+		b.WriteString(" AND rowid IN (SELECT id FROM chunks WHERE file_id IN (")
+		for i, id := range fileIDs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d", id)
+		}
+		b.WriteString("))")
+		filter = b.String()
+	}
+	q := fmt.Sprintf(`SELECT rowid, -bm25(chunks_fts, %g, %g, %g, %g) AS s FROM chunks_fts WHERE chunks_fts MATCH ?%s ORDER BY bm25(chunks_fts, %g, %g, %g, %g) LIMIT ?`,
+		w[0], w[1], w[2], w[3], filter, w[0], w[1], w[2], w[3])
 	rows, err := db.r.QueryContext(ctx, q, match, limit)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %v", match, err)
@@ -348,4 +368,29 @@ func (db *DB) ChunkAtLine(ctx context.Context, fileID int64, line int) (int64, e
 		return 0, fmt.Errorf("finding the chunk at line %d: %v", line, err)
 	}
 	return id, nil
+}
+
+// FileInfo is a stored file's id, path and language.
+type FileInfo struct {
+	ID       int64
+	Path     string
+	Language string
+}
+
+// AllFiles returns every stored file.
+func (db *DB) AllFiles(ctx context.Context) ([]FileInfo, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, path, language FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("listing files: %v", err)
+	}
+	defer rows.Close()
+	var out []FileInfo
+	for rows.Next() {
+		var f FileInfo
+		if err := rows.Scan(&f.ID, &f.Path, &f.Language); err != nil {
+			return nil, fmt.Errorf("listing files: %v", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }
