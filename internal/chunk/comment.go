@@ -6,8 +6,10 @@ import (
 	"strings"
 )
 
-// maxSigScan bounds how much source a signature is built from.
+// Caps on the strings taken from the source: names, signatures (and how
+// much source a signature is built from) and doc text.
 const (
+	maxName    = 200
 	maxSig     = 200
 	maxSigScan = 2048
 	maxDoc     = 4096

@@ -149,11 +149,3 @@ func capString(b []byte, max int) string {
 	}
 	return string(b)
 }
-
-// validString returns s with invalid UTF-8 replaced by U+FFFD.
-func validString(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
-}

@@ -232,7 +232,7 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 		switch {
 		case !ok:
 		case d.scopeName != "":
-			sc.crumb, sc.qual = validString(d.scopeName), ""
+			sc.crumb, sc.qual = oneLine([]byte(d.scopeName), maxName), ""
 			ok = false
 		case d.transparent && w.depth < maxContainerDepth:
 			w.depth++
@@ -371,22 +371,27 @@ func (w *walker) define(outer *sitter.Node, first, last int, d def, sc *scope) {
 		docEnd = w.scanDocDown(docFirst, last)
 	}
 	start = w.claim(start)
+	if start > last {
+		return // every line is taken already
+	}
 	docFirst = max(docFirst, start)
 
 	kind := d.kind
 	if kind == KindFunction && sc.method {
 		kind = KindMethod
 	}
-	name := validString(d.name)
-	sym := d.symbol
+	// Names come from the source; broken input can make them long or
+	// multi-line.
+	name := oneLine([]byte(d.name), maxName)
+	sym := oneLine([]byte(d.symbol), maxName)
 	if sym == "" {
 		sym = joinQual(sc.qual, name)
 	}
 	m := &meta{
 		kind:   kind,
-		symbol: validString(sym),
+		symbol: sym,
 		name:   name,
-		crumb:  validString(joinCrumb(sc.crumb, d.crumb)),
+		crumb:  joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName)),
 		sig:    w.signature(d),
 	}
 	switch {
