@@ -76,3 +76,50 @@ func TestLanguages(t *testing.T) {
 		})
 	}
 }
+
+func TestSignatures(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ lang, symbol, sig string }{
+		{"go", "(*Store).Get", "func (s *Store) Get(key string) (string, error)"},
+		{"go", "Store", "type Store struct"},
+		{"go", "ErrNotFound", `var ErrNotFound = errorString("not found")`},
+		{"python", "fib", "def fib(n: int) -> int"},
+		{"python", "LRU", "class LRU(OrderedDict)"},
+		{"javascript", "notFound", "const notFound = (req)"},
+		{"typescript", "UserService", "abstract class UserService"},
+		{"typescript", "UserService.load", "async load(id: ID): Promise<User>"},
+		{"java", "Cache", `@SuppressWarnings("unchecked") public class Cache<K, V>`},
+		{"rust", "Queue.fmt", "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result"},
+		{"rust", "Queue", "pub struct Queue<T>"},
+		{"c", "buf_grow", "int buf_grow(struct buf *b, size_t n)"},
+		{"cpp", "Circle.area", "double Circle::area() const"},
+		{"csharp", "Account.ToString", "public override string ToString()"},
+		{"ruby", "Base.build", "def self.build(*args)"},
+		{"php", "UserRepo.find", "public function find(int $id): ?User"},
+		{"kotlin", "Repo.find", "suspend fun find(id: Long): User"},
+		{"swift", "Store", "final class Store: Storing"},
+		{"scala", "Grid.add", "def add(s: Shape): Grid"},
+		{"lua", "M.push", "function M:push(v)"},
+		{"elixir", "Demo.Stack.start_link", "def start_link(items) when is_list(items)"},
+		{"bash", "deploy", "function deploy"},
+		{"markdown", "License", "License -------"},
+	}
+	c := New(nil)
+	for _, tc := range cases {
+		_, src := readSample(t, tc.lang)
+		cs := chunkOK(t, c, tc.lang, src)
+		found := false
+		for _, ch := range cs {
+			if ch.Symbol == tc.symbol && ch.Part <= 1 {
+				found = true
+				if ch.Signature != tc.sig {
+					t.Errorf("%s %s: signature %q, want %q", tc.lang, tc.symbol, ch.Signature, tc.sig)
+				}
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%s: no chunk %s", tc.lang, tc.symbol)
+		}
+	}
+}

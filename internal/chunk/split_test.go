@@ -187,3 +187,35 @@ func TestContainerPieces(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestDocClaimedFromPreviousNode(t *testing.T) {
+	t.Parallel()
+	// tree-sitter-python keeps the indented comment inside a's body; the
+	// comment still documents b, directly below it.
+	src := []byte("def a():\n    x = 1\n    # b doubles.\ndef b():\n    pass\n")
+	cs := chunkOK(t, New(nil), discover.LangPython, src)
+	want := []brief{
+		{Kind: KindFunction, Symbol: "a", Name: "a", Start: 1, End: 2},
+		{Kind: KindFunction, Symbol: "b", Name: "b", Start: 3, End: 5, Doc: "b doubles."},
+	}
+	if diff := cmp.Diff(want, briefs(cs)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSharedLines(t *testing.T) {
+	t.Parallel()
+	// Definitions that share a line with earlier code start below it;
+	// one that fits on the shared line entirely stays with that code.
+	src := []byte("package p\n\nvar x = 1; func A() {\n}\n\nfunc B() {}; func C() {}\n")
+	cs := chunkOK(t, New(nil), discover.LangGo, src)
+	want := []brief{
+		{Kind: KindBlock, Start: 1, End: 1},
+		{Kind: KindVar, Symbol: "x", Name: "x", Start: 3, End: 3},
+		{Kind: KindFunction, Symbol: "A", Name: "A", Start: 4, End: 4},
+		{Kind: KindFunction, Symbol: "B", Name: "B", Start: 6, End: 6},
+	}
+	if diff := cmp.Diff(want, briefs(cs)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
