@@ -74,7 +74,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
 	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)
-	fmt.Fprintf(w, "identity:      schema %d, chunker %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Model, st.Identity.Hash)
+	fmt.Fprintf(w, "identity:      schema %d, chunker %d, analyzer %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Analyzer, st.Identity.Model, st.Identity.Hash)
 	if st.Stale {
 		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)
 	}
