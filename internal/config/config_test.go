@@ -1,0 +1,98 @@
+package config_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/config"
+)
+
+// TestLoadDefaults: with no CTX_* variables, the cache lives under the user
+// cache directory (so XDG_CACHE_HOME moves it) and lexical-only is on.
+func TestLoadDefaults(t *testing.T) {
+	clearEnv(t)
+	xdg := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", xdg)
+	c, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(xdg, "ctx"); c.CacheDir != want {
+		t.Errorf("CacheDir = %q, want %q", c.CacheDir, want)
+	}
+	if c.MaxFileBytes != 1<<20 || c.Embed.Provider != "none" || c.LogLevel != "warn" || c.IncludeSecrets {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+// TestLoadEnv: every CTX_* variable overrides its default.
+func TestLoadEnv(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("CTX_CACHE_DIR", "/tmp/x")
+	t.Setenv("CTX_MAX_FILE_BYTES", "2048")
+	t.Setenv("CTX_INCLUDE_SECRETS", "true")
+	t.Setenv("CTX_EXCLUDE", "gen/**, *.pb.go ,")
+	t.Setenv("CTX_LOG_LEVEL", "DEBUG")
+	t.Setenv("CTX_EMBED_PROVIDER", "openai")
+	t.Setenv("CTX_EMBED_MODEL", "m")
+	t.Setenv("CTX_EMBED_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "fallback")
+	t.Setenv("CTX_EMBED_DIMS", "256")
+	t.Setenv("CTX_EMBED_BATCH", "8")
+	c, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{c.CacheDir, c.MaxFileBytes, c.IncludeSecrets, c.Exclude, c.LogLevel, c.Embed}
+	want := []any{"/tmp/x", int64(2048), true, []string{"gen/**", "*.pb.go"}, "debug",
+		config.Embed{Provider: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1", APIKey: "fallback", Dims: 256, BatchSize: 8}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Load mismatch (-want +got):\n%s", d)
+	}
+	t.Setenv("CTX_EMBED_API_KEY", "own")
+	if c, _ := config.Load(); c.Embed.APIKey != "own" {
+		t.Errorf("APIKey = %q, want CTX_EMBED_API_KEY over OPENAI_API_KEY", c.Embed.APIKey)
+	}
+}
+
+// TestLoadBadValues: a bad variable is an error that names it.
+func TestLoadBadValues(t *testing.T) {
+	for _, tc := range []struct{ key, val string }{
+		{"CTX_MAX_FILE_BYTES", "big"},
+		{"CTX_MAX_FILE_BYTES", "-1"},
+		{"CTX_INCLUDE_SECRETS", "maybe"},
+		{"CTX_EMBED_DIMS", "x"},
+		{"CTX_EMBED_BATCH", "0"},
+		{"CTX_EMBED_PROVIDER", "magic"},
+		{"CTX_LOG_LEVEL", "loud"},
+	} {
+		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv(tc.key, tc.val)
+			_, err := config.Load()
+			if err == nil {
+				t.Fatalf("Load with %s=%q: no error", tc.key, tc.val)
+			}
+			name := tc.key
+			switch tc.key {
+			case "CTX_EMBED_PROVIDER":
+				name = "provider"
+			case "CTX_LOG_LEVEL":
+				name = "log level"
+			}
+			if !strings.Contains(err.Error(), name) {
+				t.Errorf("error %q does not name %s", err, name)
+			}
+		})
+	}
+}
+
+func clearEnv(t *testing.T) {
+	for _, k := range []string{"CTX_CACHE_DIR", "CTX_MAX_FILE_BYTES", "CTX_INCLUDE_SECRETS", "CTX_EXCLUDE", "CTX_LOG_LEVEL",
+		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH"} {
+		t.Setenv(k, "")
+	}
+}
