@@ -120,7 +120,7 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
 	if opts.explain {
 		var parts []string
-		for _, ch := range []string{"bm25", "code", "symbol", "path", "mention", "dense"} {
+		for _, ch := range []string{"bm25", "code", "phrase", "symbol", "path", "bm25-file", "mention", "dense"} {
 			if c, ok := h.Channels[ch]; ok {
 				parts = append(parts, fmt.Sprintf("%s #%d", ch, c.Rank))
 			}

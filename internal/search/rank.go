@@ -18,7 +18,7 @@ var ftsWeights = store.FTSWeights{3, 2, 2, 1}
 
 // weights are the per-channel RRF weights for one query kind.
 type weights struct {
-	bm25, code, symbol, path, mention, dense float64
+	bm25, code, phrase, symbol, path, mention, dense float64
 }
 
 // channelWeights returns the RRF weights for a query kind. Symbol queries
@@ -28,11 +28,11 @@ type weights struct {
 func channelWeights(k analyze.QueryKind) weights {
 	switch k {
 	case analyze.QuerySymbol:
-		return weights{bm25: 1, code: 1, symbol: 2, path: 1, mention: 2, dense: 0.3}
+		return weights{bm25: 1, code: 1, phrase: 1, symbol: 2, path: 1, mention: 2, dense: 0.3}
 	case analyze.QueryLong:
-		return weights{bm25: 1, code: 1, symbol: 0.5, path: 0.5, mention: 1, dense: 0.5}
+		return weights{bm25: 1, code: 1, phrase: 1, symbol: 0.5, path: 0.5, mention: 1, dense: 0.5}
 	default:
-		return weights{bm25: 1, code: 1, symbol: 1, path: 1, mention: 2, dense: 0.5}
+		return weights{bm25: 1, code: 1, phrase: 1, symbol: 1, path: 1, mention: 2, dense: 0.5}
 	}
 }
 

@@ -174,6 +174,18 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		}
 	}
 
+	// Phrase channel: chunks holding every word of a quoted phrase (an
+	// error message, a literal), most precise first.
+	if len(q.Phrases) > 0 {
+		if m := phraseMatch(q.Phrases, terms); m != "" {
+			hits, err := s.DB.SearchFTSIn(ctx, m, ftsWeights, bm25Limit, allowed)
+			if err != nil {
+				return nil, st, err
+			}
+			lists = append(lists, ranked("phrase", w.phrase, hits))
+		}
+	}
+
 	// Symbol channel: chunks that define a name the query mentions.
 	symIDs, symScores, err := s.symbolChannel(ctx, q)
 	if err != nil {
@@ -538,6 +550,44 @@ func maxBM25Terms(k analyze.QueryKind) int {
 		return 40
 	}
 	return 24
+}
+
+// maxPhrases caps the quoted phrases one query turns into AND groups.
+const maxPhrases = 8
+
+// phraseMatch builds an FTS5 expression matching chunks that hold all the
+// words of at least one quoted phrase: (a AND b) OR (c AND d). Words the
+// index does not know (df 0 in terms) make their phrase unmatchable, so the
+// phrase is left out; phrases of one word are left out too (BM25 has them).
+func phraseMatch(phrases []string, terms []weighted) string {
+	known := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		known[t.text] = true
+	}
+	var groups []string
+	for _, p := range phrases {
+		if len(groups) == maxPhrases {
+			break
+		}
+		var words []string
+		ok := true
+		seen := map[string]bool{}
+		analyze.Words(p, func(w string, _ int) {
+			lw := strings.ToLower(w)
+			if analyze.IsStopword(lw) || len(lw) < 2 || seen[lw] {
+				return
+			}
+			seen[lw] = true
+			if !known[lw] {
+				ok = false
+			}
+			words = append(words, `"`+strings.ReplaceAll(lw, `"`, `""`)+`"`)
+		})
+		if ok && len(words) >= 2 {
+			groups = append(groups, "("+strings.Join(words, " AND ")+")")
+		}
+	}
+	return strings.Join(groups, " OR ")
 }
 
 // orMatch builds an FTS5 expression matching any of the terms.
