@@ -52,3 +52,30 @@ func Batch(ctx context.Context, p Provider, texts []string, kind InputKind, size
 	}
 	return out, nil
 }
+
+// InBatches calls call on consecutive runs of at most size texts (all at
+// once when size <= 0), one run after another, and returns the vectors of
+// all runs concatenated in order; empty texts makes no call. It is the
+// request loop of providers whose service takes a bounded number of inputs
+// per request. Checking the number and length of a run's vectors is left
+// to call, which knows how its service answers.
+//
+// An error from call ends the loop and is returned, with no vectors,
+// wrapped with the range of texts and the model name:
+// "embedding texts 32-63 with nomic-embed-text: ...". Unlike [Batch], it
+// does not check a context between calls; call sees the caller's.
+func InBatches(texts []string, size int, model string, call func(batch []string) ([][]float32, error)) ([][]float32, error) {
+	if size <= 0 {
+		size = max(len(texts), 1)
+	}
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += size {
+		end := min(start+size, len(texts))
+		vecs, err := call(texts[start:end])
+		if err != nil {
+			return nil, fmt.Errorf("embedding texts %d-%d with %s: %w", start, end-1, model, err)
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}

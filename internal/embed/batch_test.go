@@ -232,3 +232,77 @@ func TestBatchWithFake(t *testing.T) {
 		t.Errorf("fake saw %d calls and %d texts, want 3 and 5", f.Calls(), f.Texts())
 	}
 }
+
+func TestInBatches(t *testing.T) {
+	t.Parallel()
+	errBoom := errors.New("boom")
+	texts := []string{"a", "bb", "ccc", "dddd", "eeeee"}
+	tests := []struct {
+		name        string
+		texts       []string
+		size        int
+		failCall    int // the 1-based call that fails; 0 means none
+		want        [][]float32
+		wantBatches [][]string
+		wantErr     string
+	}{
+		{
+			name:        "uneven batches",
+			texts:       texts,
+			size:        2,
+			want:        [][]float32{{1}, {2}, {3}, {4}, {5}},
+			wantBatches: [][]string{{"a", "bb"}, {"ccc", "dddd"}, {"eeeee"}},
+		},
+		{
+			name:        "size 0 sends all at once",
+			texts:       texts,
+			want:        [][]float32{{1}, {2}, {3}, {4}, {5}},
+			wantBatches: [][]string{texts},
+		},
+		{
+			name: "no texts, no call",
+			want: [][]float32{},
+		},
+		{
+			name:        "error names the range and model",
+			texts:       texts,
+			size:        2,
+			failCall:    2,
+			wantBatches: [][]string{{"a", "bb"}, {"ccc", "dddd"}},
+			wantErr:     "embedding texts 2-3 with m1: boom",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var batches [][]string
+			got, err := embed.InBatches(tc.texts, tc.size, "m1", func(batch []string) ([][]float32, error) {
+				batches = append(batches, batch)
+				if len(batches) == tc.failCall {
+					return nil, errBoom
+				}
+				out := make([][]float32, len(batch))
+				for i, s := range batch {
+					out[i] = []float32{float32(len(s))}
+				}
+				return out, nil
+			})
+			if tc.wantErr != "" {
+				if !errors.Is(err, errBoom) || err.Error() != tc.wantErr {
+					t.Errorf("InBatches error = %v, want %q wrapping %v", err, tc.wantErr, errBoom)
+				}
+				if got != nil {
+					t.Errorf("InBatches returned %d vectors with an error", len(got))
+				}
+			} else if err != nil {
+				t.Fatalf("InBatches: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("vectors mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantBatches, batches); diff != "" {
+				t.Errorf("batches mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

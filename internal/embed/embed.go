@@ -3,7 +3,9 @@
 // vector helpers the rest of the pipeline shares ([Normalize], [Dot],
 // [EncodeVector], [DecodeVector]); providers live in sub-packages
 // (embed/ollama, embed/openai) and a deterministic fake for tests in
-// embed/embedtest.
+// embed/embedtest. The pieces every remote provider needs alike live here
+// too: its request loop ([InBatches]), learned-then-enforced dimensions
+// ([DimsChecker]) and instruction prefixes ([Prefixes]).
 //
 // Invariants: every vector a provider returns has [Model].Dims float32s
 // and unit L2 length (or is all zeros), so a dot product is a cosine

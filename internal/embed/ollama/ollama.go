@@ -12,15 +12,13 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -87,9 +85,9 @@ type Client struct {
 	endpoint  string
 	name      string
 	batch     int
-	prefix    [2]string // indexed by embed.InputKind
+	prefix    embed.Prefixes
 	keepAlive string
-	dims      atomic.Int64 // 0 until known; set once
+	dims      embed.DimsChecker
 	http      *httpjson.Client
 }
 
@@ -106,19 +104,15 @@ func New(opts Options) (*Client, error) {
 	if opts.BatchSize < 0 {
 		return nil, fmt.Errorf("ollama: negative batch size %d", opts.BatchSize)
 	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("ollama: base URL %q is not an http(s) URL", base)
+	endpoint, err := httpjson.Endpoint(cmp.Or(opts.BaseURL, DefaultBaseURL), "/api/embed")
+	if err != nil {
+		return nil, fmt.Errorf("ollama: %v", err)
 	}
 	c := &Client{
-		endpoint:  strings.TrimRight(base, "/") + "/api/embed",
+		endpoint:  endpoint,
 		name:      opts.Model,
-		batch:     opts.BatchSize,
-		prefix:    [2]string{embed.Document: opts.DocumentPrefix, embed.Query: opts.QueryPrefix},
+		batch:     cmp.Or(opts.BatchSize, DefaultBatchSize),
+		prefix:    embed.Prefixes{Query: opts.QueryPrefix, Document: opts.DocumentPrefix},
 		keepAlive: opts.KeepAlive,
 		http: &httpjson.Client{
 			HTTP:         opts.HTTPClient,
@@ -130,10 +124,7 @@ func New(opts Options) (*Client, error) {
 			ErrorMessage: errorMessage,
 		},
 	}
-	if c.batch == 0 {
-		c.batch = DefaultBatchSize
-	}
-	c.dims.Store(int64(opts.Dims))
+	c.dims.Set(opts.Dims)
 	return c, nil
 }
 
@@ -141,7 +132,7 @@ func New(opts Options) (*Client, error) {
 // is Options.Dims, or the learned length once a response has been checked
 // (0 before that).
 func (c *Client) Model() embed.Model {
-	return embed.Model{Provider: "ollama", Name: c.name, Dims: int(c.dims.Load())}
+	return embed.Model{Provider: "ollama", Name: c.name, Dims: c.dims.Dims()}
 }
 
 // Embed returns one unit-length vector per text, in order, sending
@@ -155,14 +146,12 @@ func (c *Client) Model() embed.Model {
 // error quoting the HTTP status and Ollama's message, or the transport or
 // decoding failure.
 func (c *Client) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += c.batch {
-		end := min(start+c.batch, len(texts))
-		vecs, err := c.embedBatch(ctx, texts[start:end], kind)
-		if err != nil {
-			return nil, fmt.Errorf("ollama: embedding texts %d-%d with %s: %w", start, end-1, c.name, err)
-		}
-		out = append(out, vecs...)
+	input := c.prefix.Apply(texts, kind)
+	out, err := embed.InBatches(input, c.batch, c.name, func(batch []string) ([][]float32, error) {
+		return c.embedBatch(ctx, batch)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ollama: %w", err)
 	}
 	return out, nil
 }
@@ -182,49 +171,23 @@ type embedResponse struct {
 	Embeddings [][]float32 `json:"embeddings"`
 }
 
-func (c *Client) embedBatch(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	input := texts
-	if p := c.prefixFor(kind); p != "" {
-		input = make([]string, len(texts))
-		for i, t := range texts {
-			input[i] = p + t
-		}
-	}
+// embedBatch makes one request for input, whose prefixes are applied.
+func (c *Client) embedBatch(ctx context.Context, input []string) ([][]float32, error) {
 	req := embedRequest{Model: c.name, Input: input, Truncate: true, KeepAlive: c.keepAlive}
 	var resp embedResponse
 	if err := c.http.Post(ctx, c.endpoint, req, &resp); err != nil {
 		return nil, err
 	}
-	if len(resp.Embeddings) != len(texts) {
-		return nil, fmt.Errorf("server returned %d embeddings for %d inputs", len(resp.Embeddings), len(texts))
+	if len(resp.Embeddings) != len(input) {
+		return nil, fmt.Errorf("server returned %d embeddings for %d inputs", len(resp.Embeddings), len(input))
 	}
 	for i, v := range resp.Embeddings {
-		if err := c.checkDims(len(v)); err != nil {
+		if err := c.dims.Check(v); err != nil {
 			return nil, fmt.Errorf("embedding %d: %w", i, err)
 		}
 		embed.Normalize(v)
 	}
 	return resp.Embeddings, nil
-}
-
-// checkDims learns the dimensions from the first vector if they are not
-// known yet, then holds every vector to them.
-func (c *Client) checkDims(n int) error {
-	if n == 0 {
-		return fmt.Errorf("%w: empty vector", embed.ErrDimension)
-	}
-	c.dims.CompareAndSwap(0, int64(n))
-	if want := c.dims.Load(); int64(n) != want {
-		return fmt.Errorf("%w: got %d, want %d", embed.ErrDimension, n, want)
-	}
-	return nil
-}
-
-func (c *Client) prefixFor(kind embed.InputKind) string {
-	if int(kind) < 0 || int(kind) >= len(c.prefix) {
-		return ""
-	}
-	return c.prefix[kind]
 }
 
 // errorMessage extracts Ollama's {"error": "..."} message.

@@ -15,15 +15,14 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -100,8 +99,8 @@ type Client struct {
 	name     string
 	batch    int
 	sendDims bool
-	prefix   [2]string    // indexed by embed.InputKind
-	dims     atomic.Int64 // 0 until known; set once
+	prefix   embed.Prefixes
+	dims     embed.DimsChecker
 	http     *httpjson.Client
 }
 
@@ -122,13 +121,9 @@ func New(opts Options) (*Client, error) {
 	if opts.BatchSize < 0 {
 		return nil, fmt.Errorf("openai: negative batch size %d", opts.BatchSize)
 	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", base)
+	endpoint, err := httpjson.Endpoint(cmp.Or(opts.BaseURL, DefaultBaseURL), "/embeddings")
+	if err != nil {
+		return nil, fmt.Errorf("openai: %v", err)
 	}
 	header := opts.Header.Clone()
 	if header == nil {
@@ -138,11 +133,11 @@ func New(opts Options) (*Client, error) {
 		header.Set("Authorization", "Bearer "+opts.APIKey)
 	}
 	c := &Client{
-		endpoint: strings.TrimRight(base, "/") + "/embeddings",
+		endpoint: endpoint,
 		name:     opts.Model,
-		batch:    opts.BatchSize,
+		batch:    cmp.Or(opts.BatchSize, DefaultBatchSize),
 		sendDims: opts.SendDims,
-		prefix:   [2]string{embed.Document: opts.DocumentPrefix, embed.Query: opts.QueryPrefix},
+		prefix:   embed.Prefixes{Query: opts.QueryPrefix, Document: opts.DocumentPrefix},
 		http: &httpjson.Client{
 			HTTP:         opts.HTTPClient,
 			Header:       header,
@@ -154,10 +149,7 @@ func New(opts Options) (*Client, error) {
 			ErrorMessage: errorMessage,
 		},
 	}
-	if c.batch == 0 {
-		c.batch = DefaultBatchSize
-	}
-	c.dims.Store(int64(opts.Dims))
+	c.dims.Set(opts.Dims)
 	return c, nil
 }
 
@@ -165,7 +157,7 @@ func New(opts Options) (*Client, error) {
 // is Options.Dims, or the learned length once a response has been checked
 // (0 before that).
 func (c *Client) Model() embed.Model {
-	return embed.Model{Provider: "openai", Name: c.name, Dims: int(c.dims.Load())}
+	return embed.Model{Provider: "openai", Name: c.name, Dims: c.dims.Dims()}
 }
 
 // Embed returns one unit-length vector per text, in order, sending
@@ -179,14 +171,12 @@ func (c *Client) Model() embed.Model {
 // error quoting the HTTP status and the service's message, or the
 // transport or decoding failure.
 func (c *Client) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += c.batch {
-		end := min(start+c.batch, len(texts))
-		vecs, err := c.embedBatch(ctx, texts[start:end], kind)
-		if err != nil {
-			return nil, fmt.Errorf("openai: embedding texts %d-%d with %s: %w", start, end-1, c.name, err)
-		}
-		out = append(out, vecs...)
+	input := c.prefix.Apply(texts, kind)
+	out, err := embed.InBatches(input, c.batch, c.name, func(batch []string) ([][]float32, error) {
+		return c.embedBatch(ctx, batch)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	return out, nil
 }
@@ -211,26 +201,20 @@ type embedResponse struct {
 	Model string `json:"model"`
 }
 
-func (c *Client) embedBatch(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	input := texts
-	if p := c.prefixFor(kind); p != "" {
-		input = make([]string, len(texts))
-		for i, t := range texts {
-			input[i] = p + t
-		}
-	}
+// embedBatch makes one request for input, whose prefixes are applied.
+func (c *Client) embedBatch(ctx context.Context, input []string) ([][]float32, error) {
 	req := embedRequest{Model: c.name, Input: input, EncodingFormat: "float"}
 	if c.sendDims {
-		req.Dimensions = int(c.dims.Load())
+		req.Dimensions = c.dims.Dims()
 	}
 	var resp embedResponse
 	if err := c.http.Post(ctx, c.endpoint, req, &resp); err != nil {
 		return nil, err
 	}
-	if len(resp.Data) != len(texts) {
-		return nil, fmt.Errorf("service returned %d embeddings for %d inputs", len(resp.Data), len(texts))
+	if len(resp.Data) != len(input) {
+		return nil, fmt.Errorf("service returned %d embeddings for %d inputs", len(resp.Data), len(input))
 	}
-	out := make([][]float32, len(texts))
+	out := make([][]float32, len(input))
 	positional := len(resp.Data) > 0 && resp.Data[0].Index == nil
 	for pos, d := range resp.Data {
 		i := pos
@@ -241,38 +225,18 @@ func (c *Client) embedBatch(ctx context.Context, texts []string, kind embed.Inpu
 			i = *d.Index
 		}
 		if i < 0 || i >= len(out) {
-			return nil, fmt.Errorf("embedding index %d out of range for %d inputs", i, len(texts))
+			return nil, fmt.Errorf("embedding index %d out of range for %d inputs", i, len(input))
 		}
 		if out[i] != nil {
 			return nil, fmt.Errorf("embedding index %d repeated", i)
 		}
-		if err := c.checkDims(len(d.Embedding)); err != nil {
+		if err := c.dims.Check(d.Embedding); err != nil {
 			return nil, fmt.Errorf("embedding %d: %w", i, err)
 		}
 		embed.Normalize(d.Embedding)
 		out[i] = d.Embedding
 	}
 	return out, nil
-}
-
-// checkDims learns the dimensions from the first vector if they are not
-// known yet, then holds every vector to them.
-func (c *Client) checkDims(n int) error {
-	if n == 0 {
-		return fmt.Errorf("%w: empty vector", embed.ErrDimension)
-	}
-	c.dims.CompareAndSwap(0, int64(n))
-	if want := c.dims.Load(); int64(n) != want {
-		return fmt.Errorf("%w: got %d, want %d", embed.ErrDimension, n, want)
-	}
-	return nil
-}
-
-func (c *Client) prefixFor(kind embed.InputKind) string {
-	if int(kind) < 0 || int(kind) >= len(c.prefix) {
-		return ""
-	}
-	return c.prefix[kind]
 }
 
 // errorMessage extracts the message of an error body. OpenAI sends

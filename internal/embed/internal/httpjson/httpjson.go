@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,20 @@ type Client struct {
 	// error response. When it is nil or returns "", the body itself (with
 	// space collapsed) is quoted.
 	ErrorMessage func(body []byte) string
+}
+
+// Endpoint returns the URL of path under the API root base, with base's
+// trailing slashes dropped: Endpoint("http://host:11434/", "/api/embed")
+// is "http://host:11434/api/embed". It returns an error when base is not
+// an absolute http or https URL with a host, so that a typo in the
+// configuration is reported when a provider is built rather than on its
+// first request.
+func Endpoint(base, path string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q is not an http(s) URL", base)
+	}
+	return strings.TrimRight(base, "/") + path, nil
 }
 
 // Post marshals in as JSON, posts it to url, and unmarshals a 2xx response

@@ -204,3 +204,36 @@ func TestPostTransportErrorNotRetried(t *testing.T) {
 		t.Errorf("Post took %v: transport errors must not be retried", time.Since(start))
 	}
 }
+
+func TestEndpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		base    string
+		want    string
+		wantErr bool
+	}{
+		{"plain", "http://127.0.0.1:11434", "http://127.0.0.1:11434/api/embed", false},
+		{"trailing slashes", "https://api.example.com/v1//", "https://api.example.com/v1/api/embed", false},
+		{"no scheme", "localhost:11434", "", true},
+		{"other scheme", "ftp://host", "", true},
+		{"no host", "http:///v1", "", true},
+		{"empty", "", "", true},
+		{"unparsable", "http://[::1", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Endpoint(tc.base, "/api/embed")
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "is not an http(s) URL") {
+					t.Errorf("Endpoint(%q) = %q, %v; want an http(s) URL error", tc.base, got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("Endpoint(%q) = %q, %v; want %q", tc.base, got, err, tc.want)
+			}
+		})
+	}
+}
