@@ -88,7 +88,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	resp, err := e.Find(ctx, engine.FindRequest{
 		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths,
-		Full: opts.full || opts.json && opts.full, AutoIndex: true, Progress: progress,
+		Full: opts.full, AutoIndex: true, Progress: progress,
 	})
 	if bar != nil {
 		_ = bar.Finish()
