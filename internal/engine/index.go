@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -42,6 +43,13 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err := e.ensureDims(ctx); err != nil {
 		return nil, err
 	}
+	unlock, err := lockIndex(ctx, e.dbPath, func() {
+		e.log.Info("another index run of this root is in progress; waiting", "root", e.root)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	rep := &IndexReport{}
 	db, err := e.openDB(ctx, false)
 	if err != nil {
@@ -115,6 +123,8 @@ func mustMeta(ctx context.Context, db *store.DB, key string) string {
 	v, _ := db.Meta(ctx, key)
 	return v
 }
+
+func dirOf(path string) string { return filepath.Dir(path) }
 
 func removeDB(path string) error {
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {

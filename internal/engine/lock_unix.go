@@ -1,0 +1,54 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// lockPoll is how often a waiting indexer retries the lock.
+const lockPoll = 50 * time.Millisecond
+
+// lockIndex takes the root's exclusive index lock (an flock on
+// dbPath+".lock"), waiting while another process or goroutine holds it, so
+// two index runs of one root never write at once: the second waits, then
+// finds the work done and runs incrementally. The lock dies with its
+// process. The returned func releases it.
+func lockIndex(ctx context.Context, dbPath string, waiting func()) (func(), error) {
+	if err := os.MkdirAll(dirOf(dbPath), 0o755); err != nil {
+		return nil, fmt.Errorf("creating index directory: %w", err)
+	}
+	f, err := os.OpenFile(dbPath+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening index lock: %w", err)
+	}
+	told := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("locking index: %w", err)
+		}
+		if !told && waiting != nil {
+			waiting()
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
