@@ -95,7 +95,7 @@ func exitCode(err error, w io.Writer) int {
 		fmt.Fprintln(w, "canceled")
 		return exitError
 	case errors.Is(err, discover.ErrUnsafeRoot):
-		fmt.Fprintf(w, "error: %v\n", err)
+		fmt.Fprintf(w, "error: %v (pass --force to index it anyway)\n", err)
 		return exitUsage
 	}
 	fmt.Fprintf(w, "error: %v\n", err)
