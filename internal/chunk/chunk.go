@@ -35,7 +35,8 @@ package chunk
 // rebuild every file's chunks.
 //
 //	1: tree-sitter definitions for 17 languages, line-window and Markdown fallback.
-const Version = 1
+//	2: definitions split past 60 lines or 3000 bytes (was 120 and 6000).
+const Version = 2
 
 // Kind names what a chunk holds.
 type Kind string

@@ -246,12 +246,12 @@ func TestUnknownLanguageNoTrailingNewline(t *testing.T) {
 func TestOptionsDefaults(t *testing.T) {
 	t.Parallel()
 	got := (*Options)(nil).withDefaults()
-	want := Options{MaxLines: 120, MaxBytes: 6000, GroupLines: 40, WindowLines: 60}
+	want := Options{MaxLines: 60, MaxBytes: 3000, GroupLines: 40, WindowLines: 60}
 	if got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	got = (&Options{MaxLines: 10}).withDefaults()
-	if got.MaxLines != 10 || got.MaxBytes != 6000 {
+	if got.MaxLines != 10 || got.MaxBytes != 3000 {
 		t.Errorf("partial = %+v", got)
 	}
 }

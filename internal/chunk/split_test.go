@@ -177,7 +177,7 @@ func TestContainerPieces(t *testing.T) {
 	}
 	b.WriteString("  void m() {\n    f0++;\n  }\n}\n")
 	src := []byte(b.String())
-	cs := chunkOK(t, New(nil), discover.LangJava, src)
+	cs := chunkOK(t, New(&Options{MaxLines: 120, MaxBytes: 6000}), discover.LangJava, src)
 	want := []brief{
 		{Kind: KindClass, Symbol: "Big", Name: "Big", Start: 1, End: 120, Part: 1},
 		{Kind: KindClass, Symbol: "Big", Name: "Big", Start: 121, End: 151, Part: 2},
