@@ -247,7 +247,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
-	if tune.FileBM25 > 0 && len(bm25Hits) > 0 {
+	if len(bm25Hits) > 0 {
 		fileLists = append(fileLists, fileBM25(bm25Hits, byID, tune.FileBM25))
 	}
 	inFused := make(map[int64]bool, len(fused))
