@@ -1,0 +1,217 @@
+package static
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+
+	"github.com/ctx-dev/ctx/internal/embed"
+)
+
+// MaxTokens caps the tokens embedded per text, as model2vec's default
+// max_length does: a static model's mean is already stable long before,
+// and the cap bounds the cost of a huge chunk. Unknown and special tokens
+// do not count towards it.
+const MaxTokens = 512
+
+// Matrix is an embedding table of Rows×Dims values in row-major order,
+// stored either as float32 (F32) or as int8 with one float32 scale per
+// row (I8, Scale), where element j of row r is Scale[r]·I8[r·Dims+j].
+// Exactly one of F32 and I8 is set.
+type Matrix struct {
+	Rows, Dims int
+	F32        []float32
+	I8         []int8
+	Scale      []float32
+}
+
+func (m Matrix) check() error {
+	if m.Rows <= 0 || m.Dims <= 0 {
+		return fmt.Errorf("matrix is %d×%d, want positive dimensions", m.Rows, m.Dims)
+	}
+	n := m.Rows * m.Dims
+	switch {
+	case m.F32 != nil && m.I8 != nil:
+		return fmt.Errorf("matrix has both float32 and int8 values")
+	case m.F32 != nil:
+		if len(m.F32) != n {
+			return fmt.Errorf("matrix has %d float32 values, want %d×%d", len(m.F32), m.Rows, m.Dims)
+		}
+	case m.I8 != nil:
+		if len(m.I8) != n {
+			return fmt.Errorf("matrix has %d int8 values, want %d×%d", len(m.I8), m.Rows, m.Dims)
+		}
+		if len(m.Scale) != m.Rows {
+			return fmt.Errorf("int8 matrix has %d row scales, want %d", len(m.Scale), m.Rows)
+		}
+	default:
+		return fmt.Errorf("matrix has no values")
+	}
+	return nil
+}
+
+// Identity names a model's exact weights. Checksum is the first 12 hex
+// digits of a SHA-256 over the tokenizer's vocabulary and settings, the
+// matrix (storage kind, shape, values as little-endian bytes, row scales)
+// and the token weights: any change to what a text embeds as changes it.
+type Identity struct {
+	Name     string
+	Version  string
+	Dims     int
+	Checksum string
+}
+
+// Model is a static embedding model: a vocabulary (token → row, through
+// the tokenizer), an embedding matrix, optional per-token weights, and an
+// identity. It is immutable after construction and safe for concurrent
+// use.
+type Model struct {
+	tok       *Tokenizer
+	mat       Matrix
+	weights   []float32 // per row, or nil
+	normalize bool
+	format    string // "model2vec" or "static"
+	id        Identity
+}
+
+// Options are the optional parts of a [Model] built by [NewModel].
+type Options struct {
+	// Weights holds one weight per matrix row (e.g. SIF a/(a+p(t)) or
+	// Zipf log-rank weights); nil means every token weighs 1.
+	Weights []float32
+	// NoNormalize leaves [Model.Embed] vectors unnormalised (model2vec's
+	// "normalize": false). [Provider] normalises regardless.
+	NoNormalize bool
+	// Version is recorded in the identity.
+	Version string
+}
+
+// NewModel returns a static model over tok and m, named name. Every token
+// id of tok must be a row of m. A nil opts means defaults.
+func NewModel(name string, tok *Tokenizer, m Matrix, opts *Options) (*Model, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return newModel(name, "static", tok, m, *opts)
+}
+
+func newModel(name, format string, tok *Tokenizer, m Matrix, opts Options) (*Model, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if tok.Size() > m.Rows {
+		last := tok.Size() - 1
+		return nil, fmt.Errorf("vocabulary id %d (token %q) is beyond the %d matrix rows", last, tok.tokens[last], m.Rows)
+	}
+	if opts.Weights != nil && len(opts.Weights) != m.Rows {
+		return nil, fmt.Errorf("%d token weights for %d matrix rows", len(opts.Weights), m.Rows)
+	}
+	md := &Model{tok: tok, mat: m, weights: opts.Weights, normalize: !opts.NoNormalize, format: format}
+	md.id = Identity{Name: name, Version: opts.Version, Dims: m.Dims, Checksum: md.checksum()}
+	return md, nil
+}
+
+func (m *Model) checksum() string {
+	h := sha256.New()
+	var b [8]byte
+	putInt := func(v int) {
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		h.Write(b[:])
+	}
+	putF32s := func(vs []float32) {
+		buf := make([]byte, 0, 4096)
+		for _, v := range vs {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+			if len(buf) == cap(buf) {
+				h.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		h.Write(buf)
+	}
+	t := m.tok
+	fmt.Fprintf(h, "tokenizer %+v\n", t.opts)
+	putInt(len(t.tokens))
+	for _, s := range t.tokens {
+		putInt(len(s))
+		h.Write([]byte(s))
+	}
+	putInt(m.mat.Rows)
+	putInt(m.mat.Dims)
+	if m.mat.F32 != nil {
+		h.Write([]byte("F32"))
+		putF32s(m.mat.F32)
+	} else {
+		h.Write([]byte("I8"))
+		buf := make([]byte, len(m.mat.I8))
+		for i, v := range m.mat.I8 {
+			buf[i] = byte(v)
+		}
+		h.Write(buf)
+		putF32s(m.mat.Scale)
+	}
+	putInt(len(m.weights))
+	putF32s(m.weights)
+	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:6])
+}
+
+// Identity returns the model's identity.
+func (m *Model) Identity() Identity { return m.id }
+
+// Dims returns the vector length.
+func (m *Model) Dims() int { return m.mat.Dims }
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+
+// Embed returns the vector of text: the mean over its first [MaxTokens]
+// embeddable tokens t₁…tₙ of w(tᵢ)·E[tᵢ] (w ≡ 1 without weights), scaled
+// to unit L2 length unless the model was built with NoNormalize. A text
+// with no known token embeds as the zero vector.
+func (m *Model) Embed(text string) []float32 {
+	var s scratch
+	v := make([]float32, m.mat.Dims)
+	m.embedInto(v, &s, text)
+	return v
+}
+
+// embedInto writes the vector of text into dst (len Dims), using s.
+func (m *Model) embedInto(dst []float32, s *scratch, text string) {
+	clear(dst)
+	s.ids = m.tok.appendIDs(s.ids[:0], s, text, MaxTokens, true)
+	if len(s.ids) == 0 {
+		return
+	}
+	d := m.mat.Dims
+	for _, id := range s.ids {
+		w := float32(1)
+		if m.weights != nil {
+			w = m.weights[id]
+		}
+		off := int(id) * d
+		if m.mat.F32 != nil {
+			row := m.mat.F32[off : off+d : off+d]
+			for j := range dst {
+				dst[j] += w * row[j]
+			}
+		} else {
+			w *= m.mat.Scale[id]
+			row := m.mat.I8[off : off+d : off+d]
+			for j := range dst {
+				dst[j] += w * float32(row[j])
+			}
+		}
+	}
+	if m.normalize {
+		// The mean's 1/n cancels in the normalisation, so it is skipped.
+		embed.Normalize(dst)
+		return
+	}
+	inv := 1 / float32(len(s.ids))
+	for j := range dst {
+		dst[j] *= inv
+	}
+}
