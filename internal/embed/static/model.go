@@ -172,38 +172,52 @@ func (m *Model) Tokenizer() *Tokenizer { return m.tok }
 // to unit L2 length unless the model was built with NoNormalize. A text
 // with no known token embeds as the zero vector.
 func (m *Model) Embed(text string) []float32 {
-	var s scratch
 	v := make([]float32, m.mat.Dims)
-	m.embedInto(v, &s, text)
+	m.embedInto(v, newScratch(), text)
 	return v
 }
 
 // embedInto writes the vector of text into dst (len Dims), using s.
+//
+// Repeated tokens are common in code, so the weights of equal ids are
+// summed first (in s.bag) and each distinct row is read once.
 func (m *Model) embedInto(dst []float32, s *scratch, text string) {
 	clear(dst)
 	s.ids = m.tok.appendIDs(s.ids[:0], s, text, MaxTokens, true)
 	if len(s.ids) == 0 {
 		return
 	}
-	d := m.mat.Dims
+	s.used = s.used[:0]
 	for _, id := range s.ids {
 		w := float32(1)
 		if m.weights != nil {
 			w = m.weights[id]
 		}
-		off := int(id) * d
-		if m.mat.F32 != nil {
-			row := m.mat.F32[off : off+d : off+d]
-			for j := range dst {
-				dst[j] += w * row[j]
+		h := (uint32(id) * 2654435761) & (bagSize - 1)
+		for {
+			sl := &s.bag[h]
+			if sl.id == id {
+				sl.w += w
+				break
 			}
-		} else {
-			w *= m.mat.Scale[id]
-			row := m.mat.I8[off : off+d : off+d]
-			for j := range dst {
-				dst[j] += w * float32(row[j])
+			if sl.id < 0 {
+				sl.id, sl.w = id, w
+				s.used = append(s.used, int32(h))
+				break
 			}
+			h = (h + 1) & (bagSize - 1)
 		}
+	}
+	d := m.mat.Dims
+	for _, h := range s.used {
+		sl := &s.bag[h]
+		off := int(sl.id) * d
+		if m.mat.F32 != nil {
+			axpy(dst, sl.w, m.mat.F32[off:off+d])
+		} else {
+			axpyInt8(dst, sl.w*m.mat.Scale[sl.id], m.mat.I8[off:off+d])
+		}
+		sl.id = -1
 	}
 	if m.normalize {
 		// The mean's 1/n cancels in the normalisation, so it is skipped.
@@ -213,5 +227,46 @@ func (m *Model) embedInto(dst []float32, s *scratch, text string) {
 	inv := 1 / float32(len(s.ids))
 	for j := range dst {
 		dst[j] *= inv
+	}
+}
+
+// axpy adds a·x to dst; len(x) must be at least len(dst).
+func axpy(dst []float32, a float32, x []float32) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		// Re-slicing to 8 lets the compiler drop the bounds checks.
+		d, v := dst[i:i+8:i+8], x[i:i+8:i+8]
+		d[0] += a * v[0]
+		d[1] += a * v[1]
+		d[2] += a * v[2]
+		d[3] += a * v[3]
+		d[4] += a * v[4]
+		d[5] += a * v[5]
+		d[6] += a * v[6]
+		d[7] += a * v[7]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += a * x[i]
+	}
+}
+
+// axpyInt8 adds a·x to dst; len(x) must be at least len(dst).
+func axpyInt8(dst []float32, a float32, x []int8) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		d, v := dst[i:i+8:i+8], x[i:i+8:i+8]
+		d[0] += a * float32(v[0])
+		d[1] += a * float32(v[1])
+		d[2] += a * float32(v[2])
+		d[3] += a * float32(v[3])
+		d[4] += a * float32(v[4])
+		d[5] += a * float32(v[5])
+		d[6] += a * float32(v[6])
+		d[7] += a * float32(v[7])
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += a * float32(x[i])
 	}
 }

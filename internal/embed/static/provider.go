@@ -2,6 +2,7 @@ package static
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ctx-dev/ctx/internal/embed"
 )
@@ -36,20 +37,21 @@ func (p *Provider) Model() embed.Model { return p.model }
 // model's "normalize" setting. A text with no known token (empty, only
 // punctuation the vocabulary lacks, only unknown words) gets the zero
 // vector. kind does not change the vector. Embed checks ctx between
-// texts. It makes two allocations per call: the vectors share one
-// backing array, and one scratch serves every text.
+// texts. It allocates two slices per call whatever the number of texts:
+// the vectors share one backing array, and one pooled scratch serves
+// every text.
 func (p *Provider) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
 	d := p.m.mat.Dims
 	out := make([][]float32, len(texts))
 	back := make([]float32, len(texts)*d)
-	var s scratch
-	s.ids = make([]int32, 0, MaxTokens)
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		v := back[i*d : (i+1)*d : (i+1)*d]
-		p.m.embedInto(v, &s, t)
+		p.m.embedInto(v, s, t)
 		if !p.m.normalize {
 			embed.Normalize(v)
 		}
@@ -57,3 +59,7 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind embed.InputKi
 	}
 	return out, nil
 }
+
+// scratchPool recycles scratches between calls; embedInto leaves a
+// scratch's bag empty, so any pooled scratch is ready for use.
+var scratchPool = sync.Pool{New: func() any { return newScratch() }}

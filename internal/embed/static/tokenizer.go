@@ -68,6 +68,11 @@ type Tokenizer struct {
 	unk      int32    // -1 when there is no unknown token
 	opts     TokenizerOptions
 	maxChars int
+	maxLen   int // longest token in bytes; bounds the longest-match search
+	// ascii caches normalize and classify for runes below 0x80, the bulk
+	// of code: the normalised byte, or -1 when the rune is dropped.
+	ascii      [128]int16
+	asciiClass [128]charClass
 }
 
 // NewWordPiece returns a WordPiece tokenizer over vocab (token → id).
@@ -100,6 +105,14 @@ func NewWordPiece(vocab map[string]int, opts TokenizerOptions) (*Tokenizer, erro
 		}
 		t.tokens[id] = tok
 		t.vocab[tok] = int32(id)
+		t.maxLen = max(t.maxLen, len(tok))
+	}
+	for r := range rune(128) {
+		t.ascii[r] = -1
+		if n, keep := t.normalizeRune(r); keep {
+			t.ascii[r] = int16(n)
+			t.asciiClass[r] = t.classify(n)
+		}
 	}
 	if opts.Unk != "" {
 		id, ok := t.vocab[opts.Unk]
@@ -144,6 +157,28 @@ type scratch struct {
 	word  []byte  // the current normalised word
 	piece []byte  // prefix + candidate piece
 	ids   []int32 // token ids of the current text
+	// bag sums the weights of repeated ids (see Model.embedInto): an
+	// open-addressing table of bagSize slots, empty when id < 0, and the
+	// slots in use.
+	bag  []bagSlot
+	used []int32
+}
+
+// bagSize is the slot count of scratch.bag: a power of two at least twice
+// MaxTokens, so the table is at most half full.
+const bagSize = 2 * MaxTokens
+
+type bagSlot struct {
+	id int32
+	w  float32
+}
+
+func newScratch() *scratch {
+	s := &scratch{ids: make([]int32, 0, MaxTokens), bag: make([]bagSlot, bagSize), used: make([]int32, 0, MaxTokens)}
+	for i := range s.bag {
+		s.bag[i].id = -1
+	}
+	return s
 }
 
 // charClass is the role of a normalised rune for the pre-tokeniser.
@@ -164,11 +199,20 @@ func (t *Tokenizer) appendIDs(dst []int32, s *scratch, text string, limit int, e
 	prev := classSpace
 	full := func() bool { return limit >= 0 && len(dst) >= limit }
 	for _, r := range text {
-		r, keep := t.normalize(r)
-		if !keep {
-			continue
+		var c charClass
+		if r < 0x80 {
+			n := t.ascii[r]
+			if n < 0 {
+				continue
+			}
+			r, c = rune(n), t.asciiClass[r]
+		} else {
+			var keep bool
+			if r, keep = t.normalizeRune(r); !keep {
+				continue
+			}
+			c = t.classify(r)
 		}
-		c := t.classify(r)
 		// Close the current word on a boundary: a space, an isolated
 		// character, or (for Whitespace) a change between word and other.
 		if len(s.word) > 0 && (c == classSpace || c == classIsolated || prev == classIsolated ||
@@ -190,9 +234,9 @@ func (t *Tokenizer) appendIDs(dst []int32, s *scratch, text string, limit int, e
 	return dst
 }
 
-// normalize applies the normaliser to one rune; keep is false when the
-// rune is dropped.
-func (t *Tokenizer) normalize(r rune) (out rune, keep bool) {
+// normalizeRune applies the normaliser to one rune; keep is false when
+// the rune is dropped.
+func (t *Tokenizer) normalizeRune(r rune) (out rune, keep bool) {
 	o := &t.opts
 	if o.CleanText {
 		if r == 0 || r == utf8.RuneError || isControl(r) {
@@ -249,6 +293,18 @@ func (t *Tokenizer) wordPiece(dst []int32, s *scratch, embeddable bool, limit in
 	}
 	for start := 0; start < len(w); {
 		end := len(w)
+		// No token is longer than maxLen bytes, so start there, on a rune
+		// boundary.
+		limitLen := t.maxLen
+		if start > 0 {
+			limitLen -= len(t.opts.Prefix)
+		}
+		if end-start > limitLen {
+			end = start + max(limitLen, 0)
+			for end > start && !utf8.RuneStart(w[end]) {
+				end--
+			}
+		}
 		found := int32(-1)
 		for end > start {
 			var id int32
