@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // FuzzTokenize checks that tokenizing and embedding any input, valid
@@ -23,6 +26,8 @@ func FuzzTokenize(f *testing.F) {
 		vocab[s] = i
 	}
 	vocab["##é"] = len(vocab)
+	vocab["##élo"] = len(vocab)
+	vocab["worldwide"] = len(vocab)
 	vocab["_"] = len(vocab)
 	var models []*Model
 	for _, pre := range []PreTokenizer{BertPre, WhitespacePre, WhitespaceSplitPre} {
@@ -47,7 +52,15 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, m := range models {
-			for _, tok := range m.Tokenizer().Tokenize(text) {
+			got := m.Tokenizer().Tokenize(text)
+			// The longest-match search starts at the longest token; an
+			// unbounded search must give the same tokens.
+			unbounded := *m.Tokenizer()
+			unbounded.maxLen = 1 << 30
+			if diff := cmp.Diff(unbounded.Tokenize(text), got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("Tokenize(%q) with bounded search (-unbounded +bounded):\n%s", text, diff)
+			}
+			for _, tok := range got {
 				if _, ok := m.Tokenizer().ID(tok); !ok || !utf8.ValidString(tok) {
 					t.Fatalf("Tokenize(%q) gave %q, not a valid vocabulary token", text, tok)
 				}

@@ -375,3 +375,45 @@ func TestHalfToFloat32(t *testing.T) {
 		t.Errorf("halfToFloat32(0x7e00) = %g, want NaN", got)
 	}
 }
+
+func TestNewModel(t *testing.T) {
+	t.Parallel()
+	tok, err := NewWordPiece(map[string]int{"[UNK]": 0, "a": 1, "##b": 2}, TokenizerOptions{Unk: "[UNK]", Lowercase: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i8 := Matrix{Rows: 3, Dims: 2, I8: []int8{0, 0, 2, 0, 0, -4}, Scale: []float32{1, 0.5, 0.25}}
+	m, err := NewModel("tiny", tok, i8, &Options{Version: "v1", NoNormalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "ab" → a (1, 0) and ##b (0, -1): mean (0.5, -0.5).
+	if diff := cmp.Diff([]float32{0.5, -0.5}, m.Embed("AB"), approx); diff != "" {
+		t.Errorf("Embed (-want +got):\n%s", diff)
+	}
+	p := New(m, "")
+	want := embed.Model{Provider: "static", Name: "tiny@" + m.Identity().Checksum, Dims: 2}
+	if diff := cmp.Diff(want, p.Model()); diff != "" {
+		t.Errorf("Model() (-want +got):\n%s", diff)
+	}
+	if got := m.Identity().Version; got != "v1" {
+		t.Errorf("Version = %q, want v1", got)
+	}
+
+	bad := []struct {
+		name string
+		m    Matrix
+		opts *Options
+	}{
+		{"vocab beyond rows", Matrix{Rows: 2, Dims: 1, F32: []float32{1, 2}}, nil},
+		{"short values", Matrix{Rows: 3, Dims: 2, F32: []float32{1}}, nil},
+		{"no values", Matrix{Rows: 3, Dims: 2}, nil},
+		{"missing scales", Matrix{Rows: 3, Dims: 1, I8: []int8{1, 2, 3}}, nil},
+		{"weights length", Matrix{Rows: 3, Dims: 1, F32: []float32{1, 2, 3}}, &Options{Weights: []float32{1}}},
+	}
+	for _, tt := range bad {
+		if _, err := NewModel("x", tok, tt.m, tt.opts); err == nil {
+			t.Errorf("%s: NewModel succeeded, want an error", tt.name)
+		}
+	}
+}
