@@ -134,6 +134,8 @@ func applyNormalizer(o *TokenizerOptions, n *hfNormalizer) error {
 
 func applyPreTokenizer(o *TokenizerOptions, p *hfPreTokenizer) error {
 	if p == nil {
+		// HF would keep the whole text as one word; splitting on
+		// whitespace is the useful reading for a static model.
 		o.Pre = WhitespaceSplitPre
 		return nil
 	}
