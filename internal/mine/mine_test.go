@@ -112,10 +112,10 @@ func TestMineFixture(t *testing.T) {
 	// comment pairs hold the statements after the comment.
 	codes := map[string]string{
 		"doc ReadMIMEHeader reads a MIME-style header from r and returns it as a map. It stops at the first blank line.": "func (r *Reader) ReadMIMEHeader() (map[string]string, error) {\n",
-		"name read mime header (Reader)":                     "m := map[string]string{}\n",
-		"comment skip leading blank lines before the first key": "for len(r.buf) > 0 && r.buf[0] == '\\n' {\n\tr.buf = r.buf[1:]\n}\n",
-		"doc Return the bar named name from the store.":      "@property\ndef get_bar(self, name):\n# look the name up in the cache first\n",
-		"name get bar (BarStore)":                            "# look the name up in the cache first\ncached = self._cache.get(name)\n",
+		"name read mime header (Reader)":                               "m := map[string]string{}\n",
+		"comment skip leading blank lines before the first key":        "for len(r.buf) > 0 && r.buf[0] == '\\n' {\n\tr.buf = r.buf[1:]\n}\n",
+		"doc Return the bar named name from the store.":                "@property\ndef get_bar(self, name):\n# look the name up in the cache first\n",
+		"name get bar (BarStore)":                                      "# look the name up in the cache first\ncached = self._cache.get(name)\n",
 		"doc Parse the given string into whitespace separated tokens.": "function parseTokens(s) {\n  return s.split(/\\s+/).filter(Boolean);\n}\n",
 	}
 	for k, prefix := range codes {
