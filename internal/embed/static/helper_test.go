@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 )
 
@@ -115,12 +114,12 @@ func writeModel(t testing.TB, spec modelSpec) string {
 			}
 		}
 	}
-	ts := []namedTensor{{spec.tensorName, spec.dtype, []int{spec.rows, 4}, emb}}
+	ts := []tensor{{spec.tensorName, spec.dtype, []int{spec.rows, 4}, emb}}
 	if spec.dtype == "I8" {
-		ts = append(ts, namedTensor{"scales", "F32", []int{spec.rows}, f32Bytes(repeat(0.25, spec.rows))})
+		ts = append(ts, tensor{"scales", "F32", []int{spec.rows}, f32Bytes(repeat(0.25, spec.rows))})
 	}
 	if spec.weights != nil {
-		ts = append(ts, namedTensor{"weights", "F32", []int{len(spec.weights)}, f32Bytes(spec.weights)})
+		ts = append(ts, tensor{"weights", "F32", []int{len(spec.weights)}, f32Bytes(spec.weights)})
 	}
 	writeFile(t, filepath.Join(dir, "model.safetensors"), string(encodeSafetensors(ts)))
 	writeFile(t, filepath.Join(dir, "tokenizer.json"), spec.tokenizer)
@@ -130,48 +129,11 @@ func writeModel(t testing.TB, spec modelSpec) string {
 	return dir
 }
 
-type namedTensor struct {
-	name  string
-	dtype string
-	shape []int
-	data  []byte
-}
-
-// encodeSafetensors writes tensors in the safetensors format, data in
-// name order.
-func encodeSafetensors(ts []namedTensor) []byte {
-	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
-	header := map[string]any{"__metadata__": map[string]string{"format": "pt"}}
-	var data []byte
-	for _, t := range ts {
-		header[t.name] = map[string]any{
-			"dtype": t.dtype, "shape": t.shape,
-			"data_offsets": []int{len(data), len(data) + len(t.data)},
-		}
-		data = append(data, t.data...)
-	}
-	h, err := json.Marshal(header)
-	if err != nil {
-		panic(err)
-	}
-	out := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
-	out = append(out, h...)
-	return append(out, data...)
-}
-
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func f32Bytes(v []float32) []byte {
-	var b []byte
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
 }
 
 func repeat(x float32, n int) []float32 {

@@ -136,3 +136,38 @@ func halfToFloat32(h uint16) float32 {
 	}
 	return f
 }
+
+// encodeSafetensors writes ts in the safetensors format that
+// [parseSafetensors] reads: the header (with "__metadata__" {"format":
+// "pt"}, as PyTorch writers add) and then each tensor's data, in name
+// order. It sorts ts in place.
+func encodeSafetensors(ts []tensor) []byte {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+	header := map[string]any{"__metadata__": map[string]string{"format": "pt"}}
+	var data []byte
+	for _, t := range ts {
+		header[t.name] = map[string]any{
+			"dtype": t.dtype, "shape": t.shape,
+			"data_offsets": []int{len(data), len(data) + len(t.data)},
+		}
+		data = append(data, t.data...)
+	}
+	h, err := json.Marshal(header)
+	if err != nil {
+		// Only strings, ints and slices of them: cannot fail.
+		panic(err)
+	}
+	out := make([]byte, 0, 8+len(h)+len(data))
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(h)))
+	out = append(out, h...)
+	return append(out, data...)
+}
+
+// f32Bytes returns v as little-endian F32 tensor data.
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}

@@ -297,7 +297,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "header length beyond file", edit: overwrite("model.safetensors", "\xff\x00\x00\x00\x00\x00\x00\x00{}"), file: "model.safetensors"},
 		{name: "bad header JSON", edit: overwrite("model.safetensors", "\x02\x00\x00\x00\x00\x00\x00\x00{["), file: "model.safetensors"},
 		{name: "unsupported dtype", spec: modelSpec{dtype: "F64"}, file: "model.safetensors", unsupported: true},
-		{name: "no 2-D tensor", edit: overwrite("model.safetensors", string(encodeSafetensors([]namedTensor{{"w", "F32", []int{1}, make([]byte, 4)}}))), file: "model.safetensors"},
+		{name: "no 2-D tensor", edit: overwrite("model.safetensors", string(encodeSafetensors([]tensor{{"w", "F32", []int{1}, make([]byte, 4)}}))), file: "model.safetensors"},
 		{name: "bad weights shape", spec: modelSpec{weights: []float32{1, 2}}, file: "model.safetensors"},
 		{name: "bad tokenizer JSON", edit: overwrite("tokenizer.json", `{"model": `), file: "tokenizer.json"},
 		{name: "bad config JSON", spec: modelSpec{normalize: ptr(true)}, edit: overwrite("config.json", `{normalize}`), file: "config.json"},
