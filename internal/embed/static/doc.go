@@ -32,7 +32,10 @@
 // [LoadModel2Vec] reads model2vec model directories (model.safetensors,
 // tokenizer.json, config.json) so a user can drop in an off-the-shelf
 // model such as minishlab/potion-base-8M; [NewModel] builds a model from
-// memory (the trainer's output). A model's [Identity] carries a checksum
+// memory (the trainer's output), and [WriteModel2Vec] exports one as a
+// model2vec directory that reads back with the same embeddings and
+// identity ([NewBertWordPiece] is its tokenizer, [Matrix.Int8] its
+// optional quantisation). A model's [Identity] carries a checksum
 // of its tokenizer and weights, which [Provider] puts in the model name so
 // an index built with other weights is detected as stale.
 //

@@ -270,3 +270,31 @@ func axpyInt8(dst []float32, a float32, x []int8) {
 		dst[i] += a * float32(x[i])
 	}
 }
+
+// Int8 returns m quantised to int8 with one scale per row, the storage
+// [WriteModel2Vec] writes as I8 plus "scales" (a quarter of the F32
+// size): row r gets Scale[r] = max|E[r][j]|/127 and I8[r·Dims+j] =
+// round(E[r][j]/Scale[r]), so each value is off by at most Scale[r]/2.
+// An int8 or malformed m is returned as is.
+func (m Matrix) Int8() Matrix {
+	if m.F32 == nil || m.check() != nil {
+		return m
+	}
+	q := Matrix{Rows: m.Rows, Dims: m.Dims, I8: make([]int8, len(m.F32)), Scale: make([]float32, m.Rows)}
+	for r := range m.Rows {
+		row := m.F32[r*m.Dims : (r+1)*m.Dims]
+		var peak float32
+		for _, v := range row {
+			peak = max(peak, float32(math.Abs(float64(v))))
+		}
+		if peak == 0 {
+			continue // an all-zero row stays zero with scale 0
+		}
+		s := peak / 127
+		q.Scale[r] = s
+		for j, v := range row {
+			q.I8[r*m.Dims+j] = int8(max(-127, min(127, math.Round(float64(v/s)))))
+		}
+	}
+	return q
+}
