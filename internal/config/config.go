@@ -42,10 +42,14 @@ type Config struct {
 // Embed selects and configures the embedding provider.
 type Embed struct {
 	// Provider is "none" (lexical-only, the default until the built-in
-	// model ships), "ollama" or "openai" (CTX_EMBED_PROVIDER).
+	// model ships), "ollama", "openai" or "model2vec", a local static
+	// model run in-process (CTX_EMBED_PROVIDER).
 	Provider string
 	// Model is the provider's model name (CTX_EMBED_MODEL). Defaults:
-	// ollama "nomic-embed-text", openai "text-embedding-3-small".
+	// ollama "nomic-embed-text", openai "text-embedding-3-small". For
+	// model2vec it is the model directory (model.safetensors,
+	// tokenizer.json, config.json), with no default: [Config.Validate]
+	// rejects an empty one.
 	Model string
 	// BaseURL is the service address (CTX_EMBED_URL). Defaults: ollama
 	// http://127.0.0.1:11434, openai https://api.openai.com/v1.
@@ -54,7 +58,7 @@ type Embed struct {
 	// (CTX_EMBED_API_KEY, else OPENAI_API_KEY).
 	APIKey string
 	// Dims is the vector length; 0 learns it from the first response
-	// (CTX_EMBED_DIMS).
+	// (CTX_EMBED_DIMS). A model2vec model has its own and ignores it.
 	Dims int
 	// BatchSize is how many texts go in one request (CTX_EMBED_BATCH).
 	// Default 64.
@@ -142,8 +146,12 @@ func Load() (Config, error) {
 func (c *Config) Validate() error {
 	switch c.Embed.Provider {
 	case "none", "ollama", "openai":
+	case "model2vec":
+		if c.Embed.Model == "" {
+			return fmt.Errorf("embedding provider model2vec needs the model directory in CTX_EMBED_MODEL")
+		}
 	default:
-		return fmt.Errorf("embedding provider %q: want none, ollama or openai", c.Embed.Provider)
+		return fmt.Errorf("embedding provider %q: want none, ollama, openai or model2vec", c.Embed.Provider)
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)

@@ -90,6 +90,37 @@ func TestLoadBadValues(t *testing.T) {
 	}
 }
 
+// TestModel2Vec: CTX_EMBED_PROVIDER=model2vec takes the model directory
+// from CTX_EMBED_MODEL, and Validate rejects it without one.
+func TestModel2Vec(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("CTX_EMBED_PROVIDER", "Model2Vec")
+	t.Setenv("CTX_EMBED_MODEL", "/models/potion-base-8M")
+	c, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Embed{Provider: "model2vec", Model: "/models/potion-base-8M", BatchSize: 64}
+	if d := cmp.Diff(want, c.Embed); d != "" {
+		t.Errorf("Embed mismatch (-want +got):\n%s", d)
+	}
+
+	t.Setenv("CTX_EMBED_MODEL", "")
+	_, err = config.Load()
+	if err == nil || !strings.Contains(err.Error(), "model2vec") || !strings.Contains(err.Error(), "CTX_EMBED_MODEL") {
+		t.Errorf("Load without CTX_EMBED_MODEL: %v, want an error naming model2vec and CTX_EMBED_MODEL", err)
+	}
+	c = config.Default()
+	c.Embed.Provider = "model2vec"
+	if err := c.Validate(); err == nil {
+		t.Error("Validate of model2vec without a model: no error")
+	}
+	c.Embed.Model = "dir"
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate of model2vec with a model: %v", err)
+	}
+}
+
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"CTX_CACHE_DIR", "CTX_MAX_FILE_BYTES", "CTX_INCLUDE_SECRETS", "CTX_EXCLUDE", "CTX_LOG_LEVEL",
 		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH"} {
