@@ -23,7 +23,9 @@ import (
 //   - config.json (optional): "normalize" (default true).
 //
 // The model's name is the directory's base name and its version
-// "model2vec". Every error names the file and what is wrong in it.
+// "model2vec". Every error names the file and what is wrong in it, but
+// not the operation: the caller adds that, as in "loading model2vec
+// model <dir>: …".
 func LoadModel2Vec(dir string) (*Model, error) {
 	st := filepath.Join(dir, "model.safetensors")
 	tj := filepath.Join(dir, "tokenizer.json")
@@ -31,11 +33,11 @@ func LoadModel2Vec(dir string) (*Model, error) {
 
 	b, err := os.ReadFile(tj)
 	if err != nil {
-		return nil, fmt.Errorf("loading model2vec model: %w", err)
+		return nil, err
 	}
 	tok, err := parseTokenizerJSON(b)
 	if err != nil {
-		return nil, fmt.Errorf("loading model2vec model: %s: %w", tj, err)
+		return nil, fmt.Errorf("%s: %w", tj, err)
 	}
 
 	normalize := true
@@ -44,27 +46,27 @@ func LoadModel2Vec(dir string) (*Model, error) {
 			Normalize *bool `json:"normalize"`
 		}
 		if err := json.Unmarshal(b, &cfg); err != nil {
-			return nil, fmt.Errorf("loading model2vec model: %s: parsing JSON: %v", cj, err)
+			return nil, fmt.Errorf("%s: parsing JSON: %v", cj, err)
 		}
 		if cfg.Normalize != nil {
 			normalize = *cfg.Normalize
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("loading model2vec model: %w", err)
+		return nil, err
 	}
 
 	b, err = os.ReadFile(st)
 	if err != nil {
-		return nil, fmt.Errorf("loading model2vec model: %w", err)
+		return nil, err
 	}
 	mat, weights, err := readMatrix(b)
 	if err != nil {
-		return nil, fmt.Errorf("loading model2vec model: %s: %w", st, err)
+		return nil, fmt.Errorf("%s: %w", st, err)
 	}
 	m, err := newModel(filepath.Base(filepath.Clean(dir)), "model2vec", tok, mat,
 		Options{Weights: weights, NoNormalize: !normalize, Version: "model2vec"})
 	if err != nil {
-		return nil, fmt.Errorf("loading model2vec model: %s against %s: %w", tj, st, err)
+		return nil, fmt.Errorf("%s against %s: %w", tj, st, err)
 	}
 	return m, nil
 }
