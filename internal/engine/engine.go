@@ -21,6 +21,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/ollama"
 	"github.com/ctx-dev/ctx/internal/embed/openai"
+	"github.com/ctx-dev/ctx/internal/embed/static"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -106,6 +107,15 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 			return nil, fmt.Errorf("configuring openai: %w", err)
 		}
 		return p, nil
+	case "model2vec":
+		// Model is the model directory; its base name names the model,
+		// and the weights' checksum in the identity marks an index built
+		// with other weights as stale.
+		m, err := static.LoadModel2Vec(c.Model)
+		if err != nil {
+			return nil, fmt.Errorf("loading model2vec model %s: %w", c.Model, err)
+		}
+		return static.New(m, filepath.Base(c.Model)), nil
 	}
 	return nil, fmt.Errorf("unknown embedding provider %q", c.Provider)
 }
