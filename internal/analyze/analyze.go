@@ -6,9 +6,10 @@
 // lower-cased, followed by its parts when it has more than one: snake_case,
 // kebab-case (a hyphen between letters), camelCase, PascalCase, acronym runs
 // (getHTTPResponse → gethttpresponse, get, http, response) and digit runs
-// (utf8Decode → utf8decode, utf, 8, decode). Words longer than four bytes
-// also get a light suffix stem beside them (never instead of them), the
-// variant recommended for code search in ../shared/notes/ranking.md.
+// (utf8Decode → utf8decode, utf, 8, decode). Each word or part also gets
+// its word-family stem beside it when that differs ([Stem]: validation,
+// validator → valid), never instead of it, the variant recommended for code
+// search in ../shared/notes/ranking.md.
 package analyze
 
 import (
@@ -117,8 +118,8 @@ func Parts(word string, emit func(part string)) {
 }
 
 // Terms calls emit for every index term of text, in order: each identifier
-// run lower-cased, then its lower-cased parts if it has more than one, then
-// stems of those longer than four bytes when they differ. Runs joined by
+// run lower-cased, then its lower-cased parts if it has more than one, each
+// followed by its [Stem] when that differs. Runs joined by
 // single hyphens (kebab-case) are also emitted whole, joined by "_", after
 // their last run. Terms longer than [MaxTermBytes] are dropped.
 func Terms(text string, emit func(term string)) {

@@ -95,17 +95,27 @@ func Analyze(raw string) *Query {
 		seenSym[s] = true
 		q.Symbols = append(q.Symbols, s)
 	}
-	seenPath := map[string]bool{}
+	// pathAt maps a path without its leading "/" to its index in q.Paths:
+	// "/srv/app/x.py" from a frame and "srv/app/x.py" from the text are one
+	// mention, kept in its absolute form.
+	pathAt := map[string]int{}
 	addPath := func(p string) {
 		p = strings.TrimLeft(strings.TrimRight(p, ".,:;)"), "(")
-		if p == "" || seenPath[p] || !strings.ContainsAny(p, "/.") {
+		key := strings.TrimLeft(p, "/")
+		if key == "" || !strings.ContainsAny(key, "/.") {
+			return
+		}
+		if i, ok := pathAt[key]; ok {
+			if strings.HasPrefix(p, "/") {
+				q.Paths[i] = p
+			}
 			return
 		}
 		// "e.g", "i.e", version numbers and URLs are not paths.
 		if strings.Contains(p, "://") || strings.HasPrefix(p, "www.") {
 			return
 		}
-		seenPath[p] = true
+		pathAt[key] = len(q.Paths)
 		q.Paths = append(q.Paths, p)
 	}
 
@@ -143,7 +153,7 @@ func Analyze(raw string) *Query {
 		}
 	}
 	for _, m := range reDotted.FindAllString(raw, -1) {
-		if hasSourceExt(m) || seenPath[m] {
+		if hasSourceExt(m) || hasPath(pathAt, m) {
 			continue
 		}
 		addSym(m)
@@ -312,4 +322,11 @@ func isHexLiteral(w string) bool {
 		}
 	}
 	return true
+}
+
+// hasPath reports whether p (with or without a leading "/") was already
+// taken as a path.
+func hasPath(pathAt map[string]int, p string) bool {
+	_, ok := pathAt[strings.TrimLeft(p, "/")]
+	return ok
 }

@@ -476,3 +476,13 @@ func TestIsIdentifier(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzePathOnce: a path written both in a frame (absolute) and in
+// the text is one mention, kept absolute.
+func TestAnalyzePathOnce(t *testing.T) {
+	t.Parallel()
+	q := analyze.Analyze("see srv/app/server.js\n    at main (/srv/app/server.js:10:5)")
+	if diff := cmp.Diff([]string{"/srv/app/server.js"}, q.Paths); diff != "" {
+		t.Errorf("Paths mismatch (-want +got):\n%s", diff)
+	}
+}
