@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -63,12 +64,26 @@ type Identity struct {
 	Checksum string
 }
 
+// TextTokenizer cuts text into matrix row ids for a [Model]: a WordPiece
+// [*Tokenizer] or a [*CodeTokenizer]. Its other methods are unexported,
+// so the set is closed to this package.
+type TextTokenizer interface {
+	// Size returns one more than the largest token id.
+	Size() int
+	// appendIDs appends the row ids of text to dst, as
+	// [Tokenizer.appendIDs] documents.
+	appendIDs(dst []int32, s *scratch, text string, limit int, embeddable bool) []int32
+	// writeIdentity writes the vocabulary and settings that decide the
+	// ids, for the model checksum.
+	writeIdentity(w io.Writer)
+}
+
 // Model is a static embedding model: a vocabulary (token → row, through
 // the tokenizer), an embedding matrix, optional per-token weights, and an
 // identity. It is immutable after construction and safe for concurrent
 // use.
 type Model struct {
-	tok       *Tokenizer
+	tok       TextTokenizer
 	mat       Matrix
 	weights   []float32 // per row, or nil
 	normalize bool
@@ -90,20 +105,23 @@ type Options struct {
 
 // NewModel returns a static model over tok and m, named name. Every token
 // id of tok must be a row of m. A nil opts means defaults.
-func NewModel(name string, tok *Tokenizer, m Matrix, opts *Options) (*Model, error) {
+func NewModel(name string, tok TextTokenizer, m Matrix, opts *Options) (*Model, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	return newModel(name, "static", tok, m, *opts)
 }
 
-func newModel(name, format string, tok *Tokenizer, m Matrix, opts Options) (*Model, error) {
+func newModel(name, format string, tok TextTokenizer, m Matrix, opts Options) (*Model, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
 	if tok.Size() > m.Rows {
 		last := tok.Size() - 1
-		return nil, fmt.Errorf("vocabulary id %d (token %q) is beyond the %d matrix rows", last, tok.tokens[last], m.Rows)
+		if wp, ok := tok.(*Tokenizer); ok {
+			return nil, fmt.Errorf("vocabulary id %d (token %q) is beyond the %d matrix rows", last, wp.tokens[last], m.Rows)
+		}
+		return nil, fmt.Errorf("vocabulary id %d is beyond the %d matrix rows", last, m.Rows)
 	}
 	if opts.Weights != nil && len(opts.Weights) != m.Rows {
 		return nil, fmt.Errorf("%d token weights for %d matrix rows", len(opts.Weights), m.Rows)
@@ -131,13 +149,7 @@ func (m *Model) checksum() string {
 		}
 		h.Write(buf)
 	}
-	t := m.tok
-	fmt.Fprintf(h, "tokenizer %+v\n", t.opts)
-	putInt(len(t.tokens))
-	for _, s := range t.tokens {
-		putInt(len(s))
-		h.Write([]byte(s))
-	}
+	m.tok.writeIdentity(h)
 	putInt(m.mat.Rows)
 	putInt(m.mat.Dims)
 	if m.mat.F32 != nil {
@@ -164,8 +176,15 @@ func (m *Model) Identity() Identity { return m.id }
 // Dims returns the vector length.
 func (m *Model) Dims() int { return m.mat.Dims }
 
-// Tokenizer returns the model's tokenizer.
-func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+// Tokenizer returns the model's WordPiece tokenizer, or nil when the
+// model uses another kind ([Model.TextTokenizer] returns any kind).
+func (m *Model) Tokenizer() *Tokenizer {
+	t, _ := m.tok.(*Tokenizer)
+	return t
+}
+
+// TextTokenizer returns the model's tokenizer.
+func (m *Model) TextTokenizer() TextTokenizer { return m.tok }
 
 // Embed returns the vector of text: the mean over its first [MaxTokens]
 // embeddable tokens t₁…tₙ of w(tᵢ)·E[tᵢ] (w ≡ 1 without weights), scaled

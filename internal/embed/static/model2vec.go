@@ -18,7 +18,8 @@ import (
 //     float scales (1 when absent: model2vec's int8 models are scaled
 //     globally, which normalisation cancels).
 //   - tokenizer.json: a HuggingFace WordPiece tokenizer (see
-//     [NewWordPiece]); Unigram, BPE and WordLevel fail with
+//     [NewWordPiece]) or ctx's own "CtxCode" [CodeTokenizer] (see
+//     [WriteCodeModel]); Unigram, BPE and WordLevel fail with
 //     [ErrUnsupported].
 //   - config.json (optional): "normalize" (default true).
 //
@@ -35,7 +36,7 @@ func LoadModel2Vec(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := parseTokenizerJSON(b)
+	tok, err := parseAnyTokenizerJSON(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tj, err)
 	}
@@ -132,4 +133,21 @@ func readMatrix(b []byte) (Matrix, []float32, error) {
 		}
 	}
 	return m, weights, nil
+}
+
+// parseAnyTokenizerJSON reads a tokenizer.json of either kind, by its
+// model type.
+func parseAnyTokenizerJSON(data []byte) (TextTokenizer, error) {
+	var head struct {
+		Model struct {
+			Type string `json:"type"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("parsing JSON: %v", err)
+	}
+	if head.Model.Type == codeTokenizerType {
+		return parseCodeTokenizerJSON(data)
+	}
+	return parseTokenizerJSON(data)
 }

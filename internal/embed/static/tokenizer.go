@@ -1,8 +1,10 @@
 package static
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"unicode"
 	"unicode/utf8"
 )
@@ -132,6 +134,22 @@ func NewWordPiece(vocab map[string]int, opts TokenizerOptions) (*Tokenizer, erro
 
 // Size returns one more than the largest token id.
 func (t *Tokenizer) Size() int { return len(t.tokens) }
+
+// writeIdentity writes the options and the vocabulary in id order; the
+// bytes are those model checksums have always covered.
+func (t *Tokenizer) writeIdentity(w io.Writer) {
+	var b [8]byte
+	putInt := func(v int) {
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		w.Write(b[:])
+	}
+	fmt.Fprintf(w, "tokenizer %+v\n", t.opts)
+	putInt(len(t.tokens))
+	for _, s := range t.tokens {
+		putInt(len(s))
+		io.WriteString(w, s)
+	}
+}
 
 // ID returns the id of token and whether it is in the vocabulary.
 func (t *Tokenizer) ID(token string) (int, bool) {

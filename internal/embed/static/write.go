@@ -52,6 +52,44 @@ func WriteModel2Vec(dir string, vocab []string, m Matrix, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("writing model2vec model %s: %v", dir, err)
 	}
+	if err := writeModelDir(dir, tj, m, *opts); err != nil {
+		return fmt.Errorf("writing model2vec model %s: %w", dir, err)
+	}
+	return nil
+}
+
+// WriteCodeModel writes a model over a [CodeTokenizer] as a model2vec
+// directory that [LoadModel2Vec] reads back with the same embeddings and
+// [Identity] checksum: tokenizer.json is [CodeTokenizer.MarshalJSON]
+// (model type "CtxCode", which only ctx reads), model.safetensors and
+// config.json are as [WriteModel2Vec] writes them. m must have
+// tok.Size() rows. A nil opts means defaults.
+func WriteCodeModel(dir string, tok *CodeTokenizer, m Matrix, opts *Options) error {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if err := m.check(); err != nil {
+		return fmt.Errorf("writing code model %s: %v", dir, err)
+	}
+	if tok.Size() != m.Rows {
+		return fmt.Errorf("writing code model %s: tokenizer has %d ids for %d matrix rows", dir, tok.Size(), m.Rows)
+	}
+	if opts.Weights != nil && len(opts.Weights) != m.Rows {
+		return fmt.Errorf("writing code model %s: %d token weights for %d matrix rows", dir, len(opts.Weights), m.Rows)
+	}
+	tj, err := tok.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("writing code model %s: %v", dir, err)
+	}
+	if err := writeModelDir(dir, tj, m, *opts); err != nil {
+		return fmt.Errorf("writing code model %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeModelDir writes tokenizer.json (tj), model.safetensors and
+// config.json into dir, creating it when missing.
+func writeModelDir(dir string, tj []byte, m Matrix, opts Options) error {
 	ts := []tensor{{name: "embeddings", shape: []int{m.Rows, m.Dims}}}
 	if m.F32 != nil {
 		ts[0].dtype, ts[0].data = "F32", f32Bytes(m.F32)
@@ -75,10 +113,10 @@ func WriteModel2Vec(dir string, vocab []string, m Matrix, opts *Options) error {
 		"normalize":     !opts.NoNormalize,
 	}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("writing model2vec model %s: %v", dir, err)
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("writing model2vec model: %w", err)
+		return err
 	}
 	files := []struct {
 		name string
@@ -90,7 +128,7 @@ func WriteModel2Vec(dir string, vocab []string, m Matrix, opts *Options) error {
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			return fmt.Errorf("writing model2vec model: %w", err)
+			return err
 		}
 	}
 	return nil
