@@ -1,0 +1,290 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/embed/static"
+)
+
+// ModelVersion is the trainer's recipe version, recorded in the exported
+// model's identity.
+//
+//	1: embedding bag over CodeTokenizer ids, SIF weights, symmetric
+//	   InfoNCE with Matryoshka levels, sparse Adagrad.
+const ModelVersion = "ctx-code-1"
+
+// Options configure a training run. Zero fields take the defaults shown.
+type Options struct {
+	Dims        int           // vector length; 256
+	Epochs      int           // passes over the training pairs; 3
+	Batch       int           // pairs per batch; 256
+	LR          float64       // Adagrad learning rate; 0.05
+	Tau         float64       // InfoNCE temperature; 0.05
+	Seed        uint64        // initialisation and shuffling seed
+	MaxVocab    int           // vocabulary terms before the buckets; 60000
+	Buckets     int           // trigram hash buckets; 1<<15
+	Workers     int           // goroutines; GOMAXPROCS
+	TimeBudget  time.Duration // stop training after this long; 0 means no limit
+	LogEvery    int           // batches between loss lines; 100
+	EvalQueries int           // held-out queries evaluated; 0 means all
+	// Progress receives the loss curve and evaluations; nil discards.
+	Progress io.Writer
+}
+
+func (o *Options) setDefaults() {
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.Dims, 256)
+	def(&o.Epochs, 3)
+	def(&o.Batch, 256)
+	def(&o.MaxVocab, 60000)
+	def(&o.Buckets, 1<<15)
+	def(&o.Workers, runtime.GOMAXPROCS(0))
+	def(&o.LogEvery, 100)
+	if o.LR <= 0 {
+		o.LR = 0.05
+	}
+	if o.Tau <= 0 {
+		o.Tau = 0.05
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+}
+
+// Result is a trained model and its record.
+type Result struct {
+	Tokenizer *static.CodeTokenizer `json:"-"`
+	Matrix    static.Matrix         `json:"-"` // float32, Tokenizer.Size() × Dims
+	Weights   []float32             `json:"-"` // SIF weight per row
+	Vocab     int                   `json:"vocab"`
+	Buckets   int                   `json:"buckets"`
+	Dims      int                   `json:"dims"`
+	Pairs     int                   `json:"pairs"`
+	Steps     int                   `json:"steps"`
+	Epochs    float64               `json:"epochs"` // fraction done when the budget stopped it
+	Duration  string                `json:"duration"`
+	Loss      []float64             `json:"loss"` // mean batch loss per LogEvery batches
+	Evals     []Eval                `json:"evals"`
+	Seed      uint64                `json:"seed"`
+}
+
+// Train trains a model on trainSet and evaluates it on heldout after each
+// epoch (and before the first). It stops early, but still returns the
+// model, when opts.TimeBudget runs out; it returns ctx's error when ctx
+// ends.
+func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result, error) {
+	opts.setDefaults()
+	start := time.Now()
+	out := opts.Progress
+	if len(trainSet) < 2 {
+		return nil, fmt.Errorf("%d training pairs, want at least 2", len(trainSet))
+	}
+	vocab, err := buildVocab(ctx, trainSet, opts.MaxVocab, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := static.NewCodeTokenizer(vocab, opts.Buckets)
+	if err != nil {
+		return nil, err
+	}
+	texts := func(ps []Pair, code bool) []string {
+		s := make([]string, len(ps))
+		for i, p := range ps {
+			s[i] = p.Query
+			if code {
+				s[i] = p.Code
+			}
+		}
+		return s
+	}
+	qb, err := tokenize(ctx, tok, texts(trainSet, false), opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := tokenize(ctx, tok, texts(trainSet, true), opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	// Weights from both sides' token frequencies.
+	both := &bags{off: append(append([]int(nil), qb.off...), cb.off[1:]...), rows: append(append([]int32(nil), qb.rows...), cb.rows...), coef: append(append([]float32(nil), qb.coef...), cb.coef...)}
+	weights := sifWeights(both, tok.Size())
+	weigh(qb, weights)
+	weigh(cb, weights)
+	fmt.Fprintf(out, "vocab %d terms + %d buckets, %d train pairs, %d held-out pairs, prepared in %s\n",
+		len(vocab), opts.Buckets, len(trainSet), len(heldout), time.Since(start).Round(time.Millisecond))
+
+	var es *evalSet
+	if len(heldout) > 0 {
+		es = newEvalSet(heldout, opts.EvalQueries)
+		if es.qb, err = tokenize(ctx, tok, es.queries, opts.Workers); err != nil {
+			return nil, err
+		}
+		if es.db, err = tokenize(ctx, tok, es.docs, opts.Workers); err != nil {
+			return nil, err
+		}
+		weigh(es.qb, weights)
+		weigh(es.db, weights)
+	}
+
+	m := newModel(tok.Size(), opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed)
+	res := &Result{Tokenizer: tok, Weights: weights, Vocab: len(vocab), Buckets: opts.Buckets, Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
+	evaluate := func(label string) error {
+		if es == nil {
+			return nil
+		}
+		t0 := time.Now()
+		ev, err := es.evaluate(ctx, m, opts.Workers)
+		if err != nil {
+			return err
+		}
+		res.Evals = append(res.Evals, ev)
+		fmt.Fprintf(out, "%s: held-out MRR@10 dense %.4f  bm25 %.4f  fused %.4f  (%d queries, %d codes, %s)\n",
+			label, ev.Dense, ev.BM25, ev.Fused, ev.Queries, ev.Docs, time.Since(t0).Round(time.Millisecond))
+		return nil
+	}
+	if err := evaluate("init"); err != nil {
+		return nil, err
+	}
+
+	trainStart := time.Now()
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5bff1e))
+	order := make([]int, len(trainSet))
+	for i := range order {
+		order[i] = i
+	}
+	B := min(opts.Batch, len(trainSet))
+	perEpoch := len(trainSet) / B
+	var sum float64
+	var n int
+	stopped := false
+	for epoch := 1; epoch <= opts.Epochs && !stopped; epoch++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for b := range perEpoch {
+			if opts.TimeBudget > 0 && time.Since(trainStart) >= opts.TimeBudget {
+				fmt.Fprintf(out, "time budget %s reached at epoch %d batch %d/%d\n", opts.TimeBudget, epoch, b, perEpoch)
+				res.Epochs = float64(epoch-1) + float64(b)/float64(perEpoch)
+				stopped = true
+				break
+			}
+			idx := order[b*B : (b+1)*B]
+			loss, err := m.step(ctx, qb, cb, idx, idx)
+			if err != nil {
+				return nil, err
+			}
+			res.Steps++
+			sum += loss
+			n++
+			if n == opts.LogEvery {
+				res.Loss = append(res.Loss, sum/float64(n))
+				fmt.Fprintf(out, "epoch %d step %d loss %.4f (%s)\n", epoch, res.Steps, sum/float64(n), time.Since(trainStart).Round(time.Second))
+				sum, n = 0, 0
+			}
+		}
+		if !stopped {
+			res.Epochs = float64(epoch)
+		}
+		if err := evaluate(fmt.Sprintf("epoch %d", epoch)); err != nil {
+			return nil, err
+		}
+	}
+	if n > 0 {
+		res.Loss = append(res.Loss, sum/float64(n))
+	}
+	res.Matrix = static.Matrix{Rows: m.rows, Dims: m.d, F32: m.e}
+	res.Duration = time.Since(trainStart).Round(time.Millisecond).String()
+	return res, nil
+}
+
+// Export writes res into dir as an int8 model with per-row scales that
+// [static.LoadModel2Vec] reads ([static.WriteCodeModel]), plus train.json,
+// the run's record.
+func Export(dir string, res *Result) error {
+	q := res.Matrix.Int8()
+	if err := static.WriteCodeModel(dir, res.Tokenizer, q, &static.Options{Weights: res.Weights, Version: ModelVersion}); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing train record: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "train.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing train record: %w", err)
+	}
+	return nil
+}
+
+// Main is the ctx-train command: it parses args (without the program
+// name), trains on --pairs, writes the model into --out, and reports
+// progress on stderr. It returns the process exit code: 0 ok, 1 error,
+// 2 usage.
+func Main(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ctx-train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o Options
+	pairs := fs.String("pairs", "/tmp/mine-out/pairs.jsonl", "mined pairs (JSON lines from ctx-mine)")
+	out := fs.String("out", "", "model directory to write (required)")
+	fs.IntVar(&o.Dims, "dims", 256, "vector length")
+	fs.IntVar(&o.Epochs, "epochs", 3, "passes over the training pairs")
+	fs.IntVar(&o.Batch, "batch", 256, "pairs per batch (in-batch negatives)")
+	fs.Float64Var(&o.LR, "lr", 0.05, "Adagrad learning rate")
+	fs.Float64Var(&o.Tau, "tau", 0.05, "InfoNCE temperature")
+	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
+	fs.IntVar(&o.MaxVocab, "max-vocab", 60000, "vocabulary terms before the hash buckets")
+	fs.IntVar(&o.Buckets, "buckets", 1<<15, "trigram hash buckets")
+	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "goroutines")
+	fs.DurationVar(&o.TimeBudget, "time-budget", 0, "stop training after this wall-clock time (0: none)")
+	fs.IntVar(&o.LogEvery, "log-every", 100, "batches per loss line")
+	fs.IntVar(&o.EvalQueries, "eval-queries", 0, "held-out queries evaluated (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: ctx-train --pairs FILE --out DIR [flags]\n\nExample:\n  ctx-train --pairs /tmp/mine-out/pairs.jsonl --out /tmp/ctx-model --time-budget 15m\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *out == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	o.Progress = stderr
+	start := time.Now()
+	trainSet, heldout, err := LoadPairs(*pairs)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctx-train: loading pairs: %v\n", err)
+		return 1
+	}
+	res, err := Train(ctx, trainSet, heldout, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctx-train: training: %v\n", err)
+		return 1
+	}
+	if err := Export(*out, res); err != nil {
+		fmt.Fprintf(stderr, "ctx-train: %v\n", err)
+		return 1
+	}
+	var size int64
+	for _, f := range []string{"model.safetensors", "tokenizer.json", "config.json"} {
+		if st, err := os.Stat(filepath.Join(*out, f)); err == nil {
+			size += st.Size()
+		}
+	}
+	fmt.Fprintf(stderr, "wrote %s (%.1f MB) after %s total\n", *out, float64(size)/(1<<20), time.Since(start).Round(time.Second))
+	return 0
+}

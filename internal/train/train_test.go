@@ -1,0 +1,244 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/embed/static"
+)
+
+// randomBags returns n texts of 1 to 4 distinct rows below rows, with
+// coefficients in [0.5, 2).
+func randomBags(r *rand.Rand, n, rows int) *bags {
+	b := &bags{off: []int{0}}
+	for range n {
+		k := 1 + r.IntN(4)
+		perm := r.Perm(rows)[:k]
+		for _, x := range perm {
+			b.rows = append(b.rows, int32(x))
+			b.coef = append(b.coef, 0.5+1.5*r.Float32())
+		}
+		b.off = append(b.off, len(b.rows))
+	}
+	return b
+}
+
+func TestGradientCheck(t *testing.T) {
+	t.Parallel()
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(3, 4))
+			const rows, d, B = 12, 8, 4
+			m := newModel(rows, d, 0.5, 0.1, workers, 9)
+			m.levels = []int{8, 4, 2}
+			qb, cb := randomBags(r, B, rows), randomBags(r, B, rows)
+			idx := []int{0, 1, 2, 3}
+			m.forwardBackward(qb, cb, idx, idx)
+			ana := make([]float64, rows*d)
+			for s, row := range m.touched {
+				for j := range d {
+					ana[int(row)*d+j] = float64(m.rowGrad[s*d+j])
+				}
+			}
+			m.release()
+			loss := func() float64 {
+				l := m.forwardBackward(qb, cb, idx, idx)
+				m.release()
+				return l
+			}
+			const h = 1e-2
+			checked := 0
+			for i := range m.e {
+				orig := m.e[i]
+				m.e[i] = orig + h
+				lp := loss()
+				m.e[i] = orig - h
+				lm := loss()
+				m.e[i] = orig
+				num := (lp - lm) / (2 * h)
+				if math.Abs(num-ana[i]) > 2e-3+2e-2*math.Abs(num) {
+					t.Errorf("dL/dE[%d][%d]: analytic %.6f, numeric %.6f", i/d, i%d, ana[i], num)
+				}
+				if ana[i] != 0 {
+					checked++
+				}
+			}
+			if checked < rows*d/2 {
+				t.Errorf("only %d non-zero gradient entries checked", checked)
+			}
+		})
+	}
+}
+
+// synthPairs returns pairs whose queries share words with their code.
+func synthPairs(n int, seed uint64, split string) []Pair {
+	words := []string{"parse", "header", "read", "write", "socket", "buffer", "token", "cache",
+		"index", "query", "merge", "sort", "hash", "tree", "node", "graph", "path", "file",
+		"open", "close", "lock", "timer", "event", "queue", "stack", "frame", "image", "color"}
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]Pair, n)
+	for i := range out {
+		a, b, c := words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))]
+		out[i] = Pair{
+			Query: a + " the " + b,
+			Code:  fmt.Sprintf("func %s%s%s(x int) { return %s(x) }", a, capital(b), capital(c), c),
+			Split: split,
+		}
+	}
+	return out
+}
+
+func capital(s string) string { return string(s[0]-'a'+'A') + s[1:] }
+
+func smallOptions() Options {
+	return Options{Dims: 32, Epochs: 8, Batch: 16, LR: 0.05, Tau: 0.1, Seed: 5, MaxVocab: 1000, Buckets: 64, Workers: 1, LogEvery: 4}
+}
+
+func TestTrainLossDecreases(t *testing.T) {
+	t.Parallel()
+	res, err := Train(t.Context(), synthPairs(256, 1, "train"), synthPairs(64, 2, "heldout"), smallOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Loss) < 4 {
+		t.Fatalf("loss curve %v is too short", res.Loss)
+	}
+	first, last := res.Loss[0], res.Loss[len(res.Loss)-1]
+	if !(last < 0.7*first) {
+		t.Errorf("loss went from %.4f to %.4f, want a drop of at least 30%%", first, last)
+	}
+	if init, end := res.Evals[0].Dense, res.Evals[len(res.Evals)-1].Dense; !(end > init) {
+		t.Errorf("held-out dense MRR@10 went from %.4f to %.4f, want a rise", init, end)
+	}
+}
+
+func TestTrainDeterministic(t *testing.T) {
+	t.Parallel()
+	pairs := synthPairs(128, 3, "train")
+	run := func(workers int) *Result {
+		o := smallOptions()
+		o.Epochs, o.Workers = 2, workers
+		res, err := Train(t.Context(), pairs, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b, c := run(1), run(1), run(2)
+	if diff := cmp.Diff(a.Matrix.F32, b.Matrix.F32); diff != "" {
+		t.Errorf("two runs with one worker differ (-first +second):\n%s", diff)
+	}
+	// Each row's gradient is summed in batch order by one goroutine, so
+	// the worker count does not change the bits either.
+	if diff := cmp.Diff(a.Matrix.F32, c.Matrix.F32); diff != "" {
+		t.Errorf("one and two workers differ (-one +two):\n%s", diff)
+	}
+	if diff := cmp.Diff(a.Loss, c.Loss); diff != "" {
+		t.Errorf("loss curves differ (-one +two):\n%s", diff)
+	}
+}
+
+func TestExportLoad(t *testing.T) {
+	t.Parallel()
+	o := smallOptions()
+	o.Epochs = 2
+	res, err := Train(t.Context(), synthPairs(128, 4, "train"), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := Export(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := static.LoadModel2Vec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Dims() != o.Dims {
+		t.Errorf("Dims = %d, want %d", got.Dims(), o.Dims)
+	}
+	m := &model{rows: res.Matrix.Rows, d: res.Matrix.Dims, e: res.Matrix.F32}
+	texts := []string{"parse the header", "func readSocket(x int) { return cache(x) }", "unseenIdentifierXyz", "color"}
+	tb, err := tokenize(t.Context(), res.Tokenizer, texts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weigh(tb, res.Weights)
+	for i, text := range texts {
+		want := make([]float32, m.d)
+		m.embed(want, tb, i)
+		v := got.Embed(text)
+		if cos := dot(want, v); cos < 0.995 {
+			t.Errorf("Embed(%q): cosine %.5f with the trainer's vector, want ≥ 0.995 (int8 tolerance)", text, cos)
+		}
+	}
+}
+
+func TestBM25(t *testing.T) {
+	t.Parallel()
+	docs := []string{"fox dog", "fox cat cat", "cow"}
+	for _, d := range docs {
+		if got := analyze.TermList(d); len(got) != len(splitSpace(d)) {
+			t.Fatalf("analyze.Terms(%q) = %q, want the words as they are", d, got)
+		}
+	}
+	x := newBM25(docs)
+	// N = 3, lengths 2, 3, 1, avgdl 2.
+	// "cat": df 1, idf = ln(1 + 2.5/1.5); doc 1 has tf 2 and len 3:
+	//   2·2.2 / (2 + 1.2·(0.25 + 0.75·1.5)) = 4.4/3.65.
+	// "fox": df 2, idf = ln(1 + 1.5/2.5); doc 0 tf 1 len 2:
+	//   2.2/(1 + 1.2) = 1; doc 1 tf 1 len 3: 2.2/(1 + 1.65).
+	idfCat, idfFox := math.Log(1+2.5/1.5), math.Log(1+1.5/2.5)
+	want := []float32{
+		float32(idfFox * 1),
+		float32(idfCat*4.4/3.65 + idfFox*2.2/2.65),
+		0,
+	}
+	got := make([]float32, 3)
+	x.score(got, "cat fox cat")
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-5 {
+			t.Errorf("score[%d] = %.6f, want %.6f", i, got[i], want[i])
+		}
+	}
+}
+
+func splitSpace(s string) []string {
+	var out []string
+	analyze.Words(s, func(w string, _ int) { out = append(out, w) })
+	return out
+}
+
+func TestRanking(t *testing.T) {
+	t.Parallel()
+	if got, want := mrr([]int{1, 2, 11, 5}, 10), (1+0.5+0+0.2)/4; math.Abs(got-want) > 1e-12 {
+		t.Errorf("mrr = %v, want %v", got, want)
+	}
+	if got := mrr(nil, 10); got != 0 {
+		t.Errorf("mrr(nil) = %v, want 0", got)
+	}
+	scores := []float32{0.5, 0.9, 0.5, 0.1, 0.7}
+	for _, tt := range []struct{ target, want int }{{1, 1}, {4, 2}, {0, 3}, {2, 4}, {3, 5}} {
+		if got := rankOf(scores, tt.target); got != tt.want {
+			t.Errorf("rankOf(%d) = %d, want %d", tt.target, got, tt.want)
+		}
+	}
+	if diff := cmp.Diff([]int{1, 4, 0}, topK(scores, 3)); diff != "" {
+		t.Errorf("topK (-want +got):\n%s", diff)
+	}
+	// RRF k=60: a = [7 3 5], b = [3 9]. 3: 1/62 + 1/61; 7: 1/61;
+	// 9: 1/62; 5: 1/63.
+	a, b := []int{7, 3, 5}, []int{3, 9}
+	for _, tt := range []struct{ target, want int }{{3, 1}, {7, 2}, {9, 3}, {5, 4}, {42, 5}} {
+		if got := fusedRank(a, b, tt.target, 60); got != tt.want {
+			t.Errorf("fusedRank(%d) = %d, want %d", tt.target, got, tt.want)
+		}
+	}
+}
