@@ -29,6 +29,14 @@
 // precomposed Latin and Greek letters plus removal of non-spacing marks,
 // instead of full NFD, which the standard library lacks.
 //
+// ctx's own models use a [CodeTokenizer] instead of WordPiece: the terms
+// BM25 indexes (internal/analyze: whole identifiers, camel/snake parts,
+// stems) looked up in a vocabulary, plus hashed character trigrams of
+// each identifier the vocabulary lacks, so unseen identifiers still land
+// on trained rows. [Model] embeds with either ([TextTokenizer]);
+// [WriteCodeModel] saves such a model in the model2vec layout with a
+// "CtxCode" tokenizer.json, which [LoadModel2Vec] reads back.
+//
 // [LoadModel2Vec] reads model2vec model directories (model.safetensors,
 // tokenizer.json, config.json) so a user can drop in an off-the-shelf
 // model such as minishlab/potion-base-8M; [NewModel] builds a model from
