@@ -122,7 +122,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	}
 	s := &search.Searcher{DB: db, TotalChunks: total}
 	if e.emb != nil {
-		vecs, err := search.LoadVectors(ctx, db, e.emb.Model().Dims, gen)
+		vecs, err := e.vectors(ctx, db, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -184,4 +184,26 @@ func (e *Engine) code(r search.Result, stale bool) string {
 func round(f float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 4, 64), 64)
 	return v
+}
+
+// vectors returns the index's embeddings for the dense channel: from the
+// derived vector file beside the database when it matches this generation
+// and model, else from SQLite, then written to that file for the next
+// query (best effort: a read-only cache directory only costs speed).
+func (e *Engine) vectors(ctx context.Context, db *store.DB, gen int64) (*search.Vectors, error) {
+	m := e.emb.Model()
+	path := e.dbPath + ".vec"
+	if v, err := search.ReadVectorFile(path, m.String(), m.Dims, gen); err == nil {
+		return v, nil
+	} else if !errors.Is(err, search.ErrStaleVectorFile) && !errors.Is(err, os.ErrNotExist) {
+		e.log.Warn("ignoring the vector file", "err", err)
+	}
+	v, err := search.LoadVectors(ctx, db, m.Dims, gen)
+	if err != nil {
+		return nil, err
+	}
+	if err := search.WriteVectorFile(path, m.String(), v); err != nil {
+		e.log.Warn("caching vectors", "err", err)
+	}
+	return v, nil
 }

@@ -127,7 +127,7 @@ func mustMeta(ctx context.Context, db *store.DB, key string) string {
 func dirOf(path string) string { return filepath.Dir(path) }
 
 func removeDB(path string) error {
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".vec"} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("removing old index: %w", err)
 		}

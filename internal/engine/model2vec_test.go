@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/embed/static"
 	"github.com/ctx-dev/ctx/internal/engine"
@@ -155,5 +157,44 @@ func TestModel2VecErrors(t *testing.T) {
 	_, err := engine.Open(model2vecConfig(t, filepath.Join(t.TempDir(), "missing")), root, nil)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open with a missing model: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestVectorFileCache: the first hybrid find writes the derived vector file
+// beside the database, later finds read it, and an index run that changes
+// the index makes it stale, so the next find rewrites it.
+func TestVectorFileCache(t *testing.T) {
+	t.Parallel()
+	root := repo(t)
+	cfg := testConfig(t)
+	cfg.Embed = config.Embed{Provider: "model2vec", Model: writeTinyModel(t, 1)}
+	e := open(t, cfg, root, nil)
+	index(t, e, engine.IndexOptions{})
+	vec := e.DBPath() + ".vec"
+	if _, err := os.Stat(vec); err == nil {
+		t.Fatalf("vector file exists before any find")
+	}
+	first := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
+	fi, err := os.Stat(vec)
+	if err != nil {
+		t.Fatalf("no vector file after a hybrid find: %v", err)
+	}
+	second := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
+	if d := cmp.Diff(hitPaths(first), hitPaths(second)); d != "" {
+		t.Errorf("find from the vector file differs (-first +second):\n%s", d)
+	}
+	if fi2, _ := os.Stat(vec); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Errorf("a find with a current vector file rewrote it")
+	}
+	writeFile(t, root, "extra/more.go", "package extra\n\n// Backoff waits longer after each retry.\nfunc Backoff() {}\n")
+	index(t, e, engine.IndexOptions{})
+	resp := find(t, e, engine.FindRequest{Query: "backoff retry", Limit: 20})
+	if !slices.Contains(hitPaths(resp), "extra/more.go") {
+		t.Errorf("after re-indexing, results %v lack the new file", hitPaths(resp))
+	}
+	st := status(t, e)
+	model := strings.TrimPrefix(st.Semantic, "hybrid: ")
+	if _, err := search.ReadVectorFile(vec, model, 16, st.Generation); err != nil {
+		t.Errorf("vector file after re-index and find: %v, want it rewritten for generation %d", err, st.Generation)
 	}
 }
