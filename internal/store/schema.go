@@ -55,6 +55,15 @@ CREATE TABLE skipped(
   detail TEXT NOT NULL
 ) WITHOUT ROWID;
 `,
+	// A WITHOUT ROWID table keeps whole rows in its b-tree, which holds
+	// kilobyte vectors badly (200 MB for 44 MB of vectors measured on a
+	// django index); a rowid table with a unique key stores them densely.
+	2: `
+CREATE TABLE embeddings_v3(id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, vec BLOB NOT NULL);
+INSERT INTO embeddings_v3(key, vec) SELECT key, vec FROM embeddings;
+DROP TABLE embeddings;
+ALTER TABLE embeddings_v3 RENAME TO embeddings;
+`,
 }
 
 func init() {

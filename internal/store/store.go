@@ -31,7 +31,8 @@ import (
 //
 //	1: files, chunks, contentless FTS5 chunks_fts(name, path, doc, body), embeddings, meta.
 //	2: skipped: files skipped for their content, so unchanged ones are not read again.
-const SchemaVersion = 2
+//	3: embeddings is a rowid table with a unique key (was WITHOUT ROWID).
+const SchemaVersion = 3
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
