@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/index"
 )
 
 // Status describes a root's index for `ctx status`.
@@ -71,42 +71,11 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	if e.emb != nil {
 		st.Semantic = "hybrid: " + e.emb.Model().String()
 	}
-	walk, err := discover.Walk(ctx, e.root, walkOptions(e.cfg))
+	plan, err := index.NewPlan(ctx, db, e.root, walkOptions(e.cfg))
 	if err != nil {
 		return nil, err
 	}
-	stored, err := db.FileStates(ctx)
-	if err != nil {
-		return nil, err
-	}
-	skipped, err := db.SkippedFiles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, f := range walk.Files {
-		seen[f.Path] = true
-		s, ok := stored[f.Path]
-		if !ok {
-			if k, was := skipped[f.Path]; was {
-				// Skipped for its content: counts only when it changed.
-				if k.Size != f.Size || k.ModTime != f.ModTime {
-					st.Changed++
-				}
-				continue
-			}
-			st.Added++
-			continue
-		}
-		if s.Size != f.Size || s.ModTime != f.ModTime {
-			st.Changed++
-		}
-	}
-	for p := range stored {
-		if !seen[p] {
-			st.Deleted++
-		}
-	}
+	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
 	st.IndexBytes = db.SizeBytes()
 	return st, nil
 }

@@ -115,47 +115,16 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		batchSize = 64
 	}
 
-	walk, err := discover.Walk(ctx, root, opts.Discover)
-	if err != nil {
-		return nil, fmt.Errorf("walking %s: %w", root, err)
-	}
-	stored, err := db.FileStates(ctx)
+	plan, err := NewPlan(ctx, db, root, opts.Discover)
 	if err != nil {
 		return nil, err
 	}
-	skipped, err := db.SkippedFiles(ctx)
-	if err != nil {
-		return nil, err
+	stored, todo := plan.stored, plan.Todo
+	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips}
+	deletes := make([]store.Update, len(plan.Gone))
+	for i, p := range plan.Gone {
+		deletes[i] = store.Update{File: store.File{Path: p}, Delete: true}
 	}
-	st := &Stats{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...)}
-
-	var todo []discover.File
-	seen := make(map[string]bool, len(walk.Files))
-	for _, f := range walk.Files {
-		seen[f.Path] = true
-		if s, ok := stored[f.Path]; ok && s.Size == f.Size && s.ModTime == f.ModTime {
-			st.Unchanged++
-			continue
-		}
-		if s, ok := skipped[f.Path]; ok && s.Size == f.Size && s.ModTime == f.ModTime {
-			// Skipped for its content last time and unchanged since.
-			st.Skips = append(st.Skips, discover.Skip{Path: f.Path, Reason: discover.Reason(s.Reason), Detail: s.Detail})
-			continue
-		}
-		todo = append(todo, f)
-	}
-	var deletes []store.Update
-	for p := range stored {
-		if !seen[p] {
-			deletes = append(deletes, store.Update{File: store.File{Path: p}, Delete: true})
-		}
-	}
-	for p := range skipped {
-		if _, ok := stored[p]; !ok && !seen[p] {
-			deletes = append(deletes, store.Update{File: store.File{Path: p}, Delete: true})
-		}
-	}
-	sort.Slice(deletes, func(i, j int) bool { return deletes[i].File.Path < deletes[j].File.Path })
 
 	type result struct {
 		file    discover.File

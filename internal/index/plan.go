@@ -1,0 +1,83 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// Plan is what an index run of a root would do, judged by size and mtime
+// alone (nothing is read): the input of [Run], and what `ctx status`
+// reports as changed since the last run.
+type Plan struct {
+	// Discovered is the number of files the walk returned.
+	Discovered int
+	// Todo holds the files to read: new, or changed since they were
+	// indexed or skipped for their content.
+	Todo []discover.File
+	// New counts the files of Todo the store has never seen.
+	New int
+	// Unchanged counts indexed files whose size and mtime match.
+	Unchanged int
+	// Skips holds the walk's skips and, carried forward, the content skips
+	// of unchanged files.
+	Skips []discover.Skip
+	// Gone lists, sorted, the indexed or skipped paths no longer found.
+	Gone []string
+	// GoneIndexed counts the paths of Gone that were indexed.
+	GoneIndexed int
+
+	stored map[string]store.FileState
+}
+
+// NewPlan walks root and compares it with db.
+func NewPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options) (*Plan, error) {
+	walk, err := discover.Walk(ctx, root, opts)
+	if err != nil {
+		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	stored, err := db.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	skipped, err := db.SkippedFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...), stored: stored}
+	seen := make(map[string]bool, len(walk.Files))
+	for _, f := range walk.Files {
+		seen[f.Path] = true
+		if s, ok := stored[f.Path]; ok {
+			if s.Size == f.Size && s.ModTime == f.ModTime {
+				p.Unchanged++
+				continue
+			}
+		} else if s, ok := skipped[f.Path]; ok {
+			if s.Size == f.Size && s.ModTime == f.ModTime {
+				// Skipped for its content last time and unchanged since.
+				p.Skips = append(p.Skips, discover.Skip{Path: f.Path, Reason: discover.Reason(s.Reason), Detail: s.Detail})
+				continue
+			}
+		} else {
+			p.New++
+		}
+		p.Todo = append(p.Todo, f)
+	}
+	for path := range stored {
+		if !seen[path] {
+			p.Gone = append(p.Gone, path)
+			p.GoneIndexed++
+		}
+	}
+	for path := range skipped {
+		if _, ok := stored[path]; !ok && !seen[path] {
+			p.Gone = append(p.Gone, path)
+		}
+	}
+	sort.Strings(p.Gone)
+	return p, nil
+}
