@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/engine"
@@ -73,26 +71,12 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	var bar *progressbar.ProgressBar
-	progress := func(done, total int) {}
-	if d.IO.ErrTTY {
-		progress = func(done, total int) {
-			if bar == nil {
-				fmt.Fprintf(d.IO.ErrOut, "no index for %s yet; indexing first\n", e.Root())
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(d.IO.ErrOut),
-					progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
-	}
+	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
 	resp, err := e.Find(ctx, engine.FindRequest{
 		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths,
 		Full: opts.full, AutoIndex: true, Progress: progress,
 	})
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	finish()
 	if err != nil {
 		return err
 	}

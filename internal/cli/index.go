@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/engine"
@@ -56,22 +55,9 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	var bar *progressbar.ProgressBar
-	progress := func(done, total int) {}
-	if d.IO.ErrTTY && !opts.json {
-		progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(d.IO.ErrOut),
-					progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-			}
-			_ = bar.Set(done)
-		}
-	}
+	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY && !opts.json, "")
 	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild})
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	finish()
 	if err != nil {
 		return err
 	}
