@@ -2,6 +2,7 @@ package embed
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 )
@@ -50,10 +51,95 @@ func Dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// EncodeVector returns v as a blob of len(v)*4 bytes: each float32 in IEEE
-// 754 binary32, little-endian, in order. It is the on-disk form of a vector;
-// [DecodeVector] reverses it.
+// Stored vector blobs. A blob is one of two forms, told apart by its
+// length alone (no form is a prefix or reinterpretation of the other):
+//
+//   - int8 form, written by [EncodeVector]: len(blob) % 4 == 1.
+//     byte 0 is a tag, 0xC0|pad, where pad (0..3) is the number of zero
+//     bytes appended at the end to make the length 1 mod 4;
+//     bytes 1..4 are the scale, a float32 (IEEE 754 binary32, little-endian);
+//     then one int8 per dimension; then pad zero bytes.
+//     Element i decodes to float32(q[i]) * scale. Size: dims + 5 bytes,
+//     rounded up to 1 mod 4 (261 bytes for 256 dimensions, against 1024).
+//   - float32 form, written by ctx before the int8 form existed and still
+//     by EncodeVector for a vector holding NaN, ±Inf or values too small to
+//     scale: len(blob) % 4 == 0, one little-endian float32 per dimension.
+//
+// Any other length, tag or non-zero padding is an [ErrBadVector].
+const (
+	int8Tag     = 0xC0 // the high six bits of an int8 blob's tag byte
+	int8TagMask = 0xFC // selects them; the low two bits are the pad count
+	int8Header  = 5    // tag byte + float32 scale
+)
+
+// ErrBadVector is returned by [DecodeVector] for a blob that is neither
+// form of a stored vector (truncated, corrupt, or not a vector).
+var ErrBadVector = errors.New("malformed vector blob")
+
+// Quantize writes the symmetric int8 quantisation of v into q (which must
+// have len(v) elements) and returns its scale: q[i] = round(v[i]·127/m) and
+// scale = m/127, where m = max|v[i]|, so float32(q[i])*scale is within
+// scale/2 of v[i]. The error vector of a unit vector of d dimensions is
+// thus at most sqrt(d)/254 long and the cosine between v and its decoding
+// at least sqrt(1 - d/254²) (0.992 at d = 1024); for the Gaussian-like
+// elements of real embeddings it is above 0.9999 (the worst of 200 random
+// unit vectors of each of 64..1024 dimensions in the tests is 0.99993).
+//
+// Quantize returns 0 and leaves q zero when v is all zeros. It returns a
+// negative scale, and leaves q unspecified, when v holds NaN or ±Inf or
+// when m/127 underflows float32: the vectors int8 cannot represent.
+// Quantize panics if len(q) != len(v), a programming error.
+func Quantize(v []float32, q []int8) float32 {
+	if len(q) != len(v) {
+		panic(fmt.Sprintf("embed.Quantize: %d values into %d bytes", len(v), len(q)))
+	}
+	var m float32
+	for _, x := range v {
+		if x != x || math.IsInf(float64(x), 0) {
+			return -1
+		}
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	clear(q)
+	if m == 0 {
+		return 0
+	}
+	scale := m / 127
+	if scale == 0 {
+		return -1
+	}
+	inv := 127 / float64(m)
+	for i, x := range v {
+		// |x|·127/m ≤ 127, so the rounded value always fits an int8.
+		q[i] = int8(math.RoundToEven(float64(x) * inv))
+	}
+	return scale
+}
+
+// EncodeVector returns the stored blob of v: the int8 form (see
+// [ErrBadVector] for both layouts) quantised by [Quantize], or the float32
+// form when v holds values int8 cannot represent. [DecodeVector] reverses
+// it, exactly for the float32 form and within Quantize's error bound for
+// the int8 form.
 func EncodeVector(v []float32) []byte {
+	q := make([]int8, len(v))
+	scale := Quantize(v, q)
+	if scale < 0 {
+		return encodeFloat32(v)
+	}
+	pad := (4 - len(v)%4) % 4 // makes int8Header+len(v)+pad ≡ 1 (mod 4)
+	b := make([]byte, int8Header+len(v)+pad)
+	b[0] = int8Tag | byte(pad)
+	binary.LittleEndian.PutUint32(b[1:], math.Float32bits(scale))
+	for i, x := range q {
+		b[int8Header+i] = byte(x)
+	}
+	return b
+}
+
+// encodeFloat32 returns v in the float32 form: len(v)*4 bytes, each
+// float32 little-endian, in order.
+func encodeFloat32(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
@@ -61,17 +147,45 @@ func EncodeVector(v []float32) []byte {
 	return b
 }
 
-// DecodeVector parses a blob written by [EncodeVector]. It returns an error
-// when the blob's length is not a multiple of 4. The result does not alias
-// b. Callers that know the model should also check the length against
-// [Model].Dims.
+// DecodeVector parses a blob in either stored form (see [ErrBadVector] for
+// the layouts) into a new slice that does not alias b. Errors wrap
+// [ErrBadVector] and name the length and the fault. Callers that know the
+// model should also check the result's length against [Model].Dims.
 func DecodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("decoding vector: %d bytes is not a multiple of 4", len(b))
+	switch len(b) % 4 {
+	case 0:
+		v := make([]float32, len(b)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return v, nil
+	case 1:
+		if len(b) < int8Header {
+			return nil, fmt.Errorf("decoding vector: %w: %d bytes is shorter than the int8 header", ErrBadVector, len(b))
+		}
+		tag := b[0]
+		if tag&int8TagMask != int8Tag {
+			return nil, fmt.Errorf("decoding vector: %w: %d bytes with tag %#x, want an int8 tag", ErrBadVector, len(b), tag)
+		}
+		pad := int(tag &^ int8TagMask)
+		n := len(b) - int8Header - pad
+		if n < 0 {
+			return nil, fmt.Errorf("decoding vector: %w: %d bytes cannot hold %d bytes of padding", ErrBadVector, len(b), pad)
+		}
+		for _, x := range b[int8Header+n:] {
+			if x != 0 {
+				return nil, fmt.Errorf("decoding vector: %w: %d bytes with non-zero padding", ErrBadVector, len(b))
+			}
+		}
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(b[1:]))
+		if !(scale >= 0) || math.IsInf(float64(scale), 0) {
+			return nil, fmt.Errorf("decoding vector: %w: %d bytes with scale %v", ErrBadVector, len(b), scale)
+		}
+		v := make([]float32, n)
+		for i, x := range b[int8Header : int8Header+n] {
+			v[i] = float32(int8(x)) * scale
+		}
+		return v, nil
 	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
+	return nil, fmt.Errorf("decoding vector: %w: %d bytes is neither 0 nor 1 mod 4", ErrBadVector, len(b))
 }

@@ -5,6 +5,7 @@ package embed_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -57,12 +58,40 @@ func dotNaive(a, b []float32) float32 {
 }
 
 func BenchmarkDecodeVector(b *testing.B) {
-	blob := embed.EncodeVector(make([]float32, 768))
+	v := make([]float32, 768)
+	for i := range v {
+		v[i] = float32(i%7) - 3
+	}
+	embed.Normalize(v)
+	for _, form := range []struct {
+		name string
+		blob []byte
+	}{
+		{"int8", embed.EncodeVector(v)},
+		{"float32", embed.EncodeVector(append(v[:767:767], float32(math.Inf(1))))},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(form.blob)))
+			for b.Loop() {
+				if _, err := embed.DecodeVector(form.blob); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEncodeVector(b *testing.B) {
+	v := make([]float32, 768)
+	for i := range v {
+		v[i] = float32(i%7) - 3
+	}
+	embed.Normalize(v)
 	b.ReportAllocs()
-	b.SetBytes(int64(len(blob)))
 	for b.Loop() {
-		if _, err := embed.DecodeVector(blob); err != nil {
-			b.Fatal(err)
+		if len(embed.EncodeVector(v)) == 0 {
+			b.Fatal("empty blob")
 		}
 	}
 }
