@@ -36,8 +36,7 @@ const codeTokenizerType = "CtxCode"
 // ids in [len(vocab), len(vocab)+Buckets). It is deterministic, immutable
 // and safe for concurrent use.
 type CodeTokenizer struct {
-	vocab   map[string]int32
-	tokens  []string // id → term, for the vocabulary part
+	vocab   termTable
 	buckets int
 }
 
@@ -48,24 +47,18 @@ func NewCodeTokenizer(vocab []string, buckets int) (*CodeTokenizer, error) {
 	if buckets <= 0 || buckets > 1<<24 {
 		return nil, fmt.Errorf("code tokenizer: %d hash buckets, want 1 to 2^24", buckets)
 	}
-	t := &CodeTokenizer{vocab: make(map[string]int32, len(vocab)), tokens: vocab, buckets: buckets}
-	for i, s := range vocab {
-		if s == "" {
-			return nil, fmt.Errorf("code tokenizer: vocabulary term %d is empty", i)
-		}
-		if j, ok := t.vocab[s]; ok {
-			return nil, fmt.Errorf("code tokenizer: vocabulary terms %d and %d are both %q", j, i, s)
-		}
-		t.vocab[s] = int32(i)
+	table, err := newTermTable(vocab)
+	if err != nil {
+		return nil, fmt.Errorf("code tokenizer: %v", err)
 	}
-	return t, nil
+	return &CodeTokenizer{vocab: table, buckets: buckets}, nil
 }
 
 // Size returns the number of ids: the vocabulary plus the buckets.
-func (t *CodeTokenizer) Size() int { return len(t.tokens) + t.buckets }
+func (t *CodeTokenizer) Size() int { return t.vocab.len() + t.buckets }
 
 // VocabSize returns the number of vocabulary terms; bucket ids start there.
-func (t *CodeTokenizer) VocabSize() int { return len(t.tokens) }
+func (t *CodeTokenizer) VocabSize() int { return t.vocab.len() }
 
 // Buckets returns the number of trigram hash buckets.
 func (t *CodeTokenizer) Buckets() int { return t.buckets }
@@ -74,10 +67,10 @@ func (t *CodeTokenizer) Buckets() int { return t.buckets }
 // bucket, or "" when id is out of range.
 func (t *CodeTokenizer) Token(id int) string {
 	switch {
-	case id >= 0 && id < len(t.tokens):
-		return t.tokens[id]
-	case id >= len(t.tokens) && id < t.Size():
-		return "#" + strconv.Itoa(id-len(t.tokens))
+	case id >= 0 && id < t.vocab.len():
+		return t.vocab.term(id)
+	case id >= t.vocab.len() && id < t.Size():
+		return "#" + strconv.Itoa(id-t.vocab.len())
 	}
 	return ""
 }
@@ -111,7 +104,7 @@ func (t *CodeTokenizer) appendIDs(dst []int32, _ *scratch, text string, limit in
 		if isWhole {
 			whole = term
 		}
-		if id, ok := t.vocab[term]; ok {
+		if id, ok := t.vocab.lookup(term); ok {
 			dst = append(dst, id)
 			return
 		}
@@ -120,7 +113,7 @@ func (t *CodeTokenizer) appendIDs(dst []int32, _ *scratch, text string, limit in
 		}
 		trigrams(whole, func(h uint32) {
 			if !full() {
-				dst = append(dst, int32(len(t.tokens))+int32(h%uint32(t.buckets)))
+				dst = append(dst, int32(t.vocab.len())+int32(h%uint32(t.buckets)))
 			}
 		})
 	})
@@ -177,8 +170,9 @@ func (t *CodeTokenizer) writeIdentity(w io.Writer) {
 		w.Write(b[:])
 	}
 	fmt.Fprintf(w, "codetokenizer %s buckets %d\n", CodeTokenizerVersion, t.buckets)
-	putInt(len(t.tokens))
-	for _, s := range t.tokens {
+	putInt(t.vocab.len())
+	for i := range t.vocab.len() {
+		s := t.vocab.term(i)
 		putInt(len(s))
 		io.WriteString(w, s)
 	}
@@ -204,7 +198,10 @@ func (t *CodeTokenizer) MarshalJSON() ([]byte, error) {
 	tj.Version = "1.0"
 	tj.Model.Type = codeTokenizerType
 	tj.Model.Version = CodeTokenizerVersion
-	tj.Model.Vocab = t.vocab
+	tj.Model.Vocab = make(map[string]int32, t.vocab.len())
+	for i := range t.vocab.len() {
+		tj.Model.Vocab[t.vocab.term(i)] = int32(i)
+	}
 	tj.Model.Buckets = t.buckets
 	return json.Marshal(tj)
 }
