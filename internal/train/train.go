@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,12 +210,29 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	return res, nil
 }
 
+// ModelName is the name of the model ctx-train exports, recorded in its
+// identity.
+const ModelName = "ctx-code"
+
+// BinaryFile is the name of the binary model file [Export] writes (the
+// form ctx embeds as its built-in model; see internal/embed/builtin).
+const BinaryFile = "model.ctxm"
+
 // Export writes res into dir as an int8 model with per-row scales that
-// [static.LoadModel2Vec] reads ([static.WriteCodeModel]), plus train.json,
-// the run's record.
+// [static.LoadModel2Vec] reads ([static.WriteCodeModel]), the same model
+// in the binary format ([static.WriteBinary], file [BinaryFile]), and
+// train.json, the run's record.
 func Export(dir string, res *Result) error {
 	q := res.Matrix.Int8()
-	if err := static.WriteCodeModel(dir, res.Tokenizer, q, &static.Options{Weights: res.Weights, Version: ModelVersion}); err != nil {
+	opts := &static.Options{Weights: res.Weights, Version: ModelVersion}
+	if err := static.WriteCodeModel(dir, res.Tokenizer, q, opts); err != nil {
+		return err
+	}
+	m, err := static.NewModel(ModelName, res.Tokenizer, q, opts)
+	if err != nil {
+		return err
+	}
+	if err := writeBinaryFile(filepath.Join(dir, BinaryFile), m); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(res, "", "  ")
@@ -227,6 +245,29 @@ func Export(dir string, res *Result) error {
 	return nil
 }
 
+// writeBinaryFile writes m to path in the binary model format.
+func writeBinaryFile(path string, m *static.Model) error {
+	var buf bytes.Buffer
+	if err := static.WriteBinary(&buf, m); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing binary model: %w", err)
+	}
+	return nil
+}
+
+// Convert writes the model2vec-format code model in dir (as [Export]
+// wrote it) into dst in the binary format, named [ModelName] with version
+// [ModelVersion]: how a trained model becomes the built-in one.
+func Convert(dir, dst string) error {
+	m, err := static.LoadModel2Vec(dir)
+	if err != nil {
+		return err
+	}
+	return writeBinaryFile(dst, m.Renamed(ModelName, ModelVersion))
+}
+
 // Main is the ctx-train command: it parses args (without the program
 // name), trains on --pairs, writes the model into --out, and reports
 // progress on stderr. It returns the process exit code: 0 ok, 1 error,
@@ -236,7 +277,8 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	pairs := fs.String("pairs", "/tmp/mine-out/pairs.jsonl", "mined pairs (JSON lines from ctx-mine)")
-	out := fs.String("out", "", "model directory to write (required)")
+	out := fs.String("out", "", "model directory to write (required); with --convert, the binary model file")
+	convert := fs.String("convert", "", "convert this model2vec-format code model directory into the binary file --out instead of training")
 	fs.IntVar(&o.Dims, "dims", 256, "vector length")
 	fs.IntVar(&o.Epochs, "epochs", 3, "passes over the training pairs")
 	fs.IntVar(&o.Batch, "batch", 256, "pairs per batch (in-batch negatives)")
@@ -264,6 +306,13 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	o.Progress = stderr
+	if *convert != "" {
+		if err := Convert(*convert, *out); err != nil {
+			fmt.Fprintf(stderr, "ctx-train: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	start := time.Now()
 	trainSet, heldout, err := LoadPairs(*pairs)
 	if err != nil {
@@ -280,7 +329,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	var size int64
-	for _, f := range []string{"model.safetensors", "tokenizer.json", "config.json"} {
+	for _, f := range []string{"model.safetensors", "tokenizer.json", "config.json", BinaryFile} {
 		if st, err := os.Stat(filepath.Join(*out, f)); err == nil {
 			size += st.Size()
 		}
