@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/search"
 )
 
 type findOptions struct {
@@ -21,6 +23,7 @@ type findOptions struct {
 	limit     int
 	languages []string
 	paths     []string
+	channels  []string
 }
 
 func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
@@ -49,6 +52,11 @@ repository builds the index first.`,
 			if opts.limit <= 0 {
 				return flagError{fmt.Errorf("--limit must be positive")}
 			}
+			chans, err := expandChannels(opts.channels)
+			if err != nil {
+				return flagError{err}
+			}
+			opts.channels = chans
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -62,6 +70,7 @@ repository builds the index first.`,
 	f.IntVarP(&opts.limit, "limit", "n", 10, "number of results")
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
+	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
 }
 
@@ -73,7 +82,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
 	resp, err := e.Find(ctx, engine.FindRequest{
-		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths,
+		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
 		Full: opts.full, AutoIndex: true, Progress: progress,
 	})
 	finish()
@@ -100,12 +109,36 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	return nil
 }
 
+// expandChannels resolves --channels values: "hybrid" (every channel,
+// the default), "lexical" (all but dense), "dense", or channel names.
+func expandChannels(vals []string) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		switch v = strings.ToLower(strings.TrimSpace(v)); {
+		case v == "hybrid":
+			return nil, nil
+		case v == "lexical":
+			out = append(out, search.LexicalChannels...)
+		case slices.Contains(search.ChannelNames, v):
+			out = append(out, v)
+		default:
+			return nil, fmt.Errorf("--channels %q: want lexical, dense, hybrid or one of %s", v, strings.Join(search.ChannelNames, ", "))
+		}
+	}
+	return out, nil
+}
+
 func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
 	if opts.explain {
 		var parts []string
-		for _, ch := range []string{"bm25", "code", "phrase", "symbol", "path", "bm25-file", "mention", "dense"} {
-			if c, ok := h.Channels[ch]; ok {
+		for _, ch := range search.ChannelNames {
+			c, ok := h.Channels[ch]
+			switch {
+			case !ok:
+			case c.Score != 0:
+				parts = append(parts, fmt.Sprintf("%s #%d (%.3g)", ch, c.Rank, c.Score))
+			default:
 				parts = append(parts, fmt.Sprintf("%s #%d", ch, c.Rank))
 			}
 		}

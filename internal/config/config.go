@@ -41,9 +41,10 @@ type Config struct {
 
 // Embed selects and configures the embedding provider.
 type Embed struct {
-	// Provider is "none" (lexical-only, the default until the built-in
-	// model ships), "ollama", "openai" or "model2vec", a local static
-	// model run in-process (CTX_EMBED_PROVIDER).
+	// Provider is "builtin" (the default: ctx's own static model,
+	// compiled in), "none" (lexical-only), "ollama", "openai" or
+	// "model2vec", a local static model run in-process
+	// (CTX_EMBED_PROVIDER).
 	Provider string
 	// Model is the provider's model name (CTX_EMBED_MODEL). Defaults:
 	// ollama "nomic-embed-text", openai "text-embedding-3-small". For
@@ -71,7 +72,7 @@ func Default() Config {
 	c := Config{
 		MaxFileBytes: 1 << 20,
 		LogLevel:     "warn",
-		Embed:        Embed{Provider: "none", BatchSize: 64},
+		Embed:        Embed{Provider: "builtin", BatchSize: 64},
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
@@ -145,13 +146,13 @@ func Load() (Config, error) {
 // Validate checks settings that flags or the environment may have broken.
 func (c *Config) Validate() error {
 	switch c.Embed.Provider {
-	case "none", "ollama", "openai":
+	case "builtin", "none", "ollama", "openai":
 	case "model2vec":
 		if c.Embed.Model == "" {
 			return fmt.Errorf("embedding provider model2vec needs the model directory in CTX_EMBED_MODEL")
 		}
 	default:
-		return fmt.Errorf("embedding provider %q: want none, ollama, openai or model2vec", c.Embed.Provider)
+		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai or model2vec", c.Embed.Provider)
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)

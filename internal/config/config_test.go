@@ -23,7 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 	if want := filepath.Join(xdg, "ctx"); c.CacheDir != want {
 		t.Errorf("CacheDir = %q, want %q", c.CacheDir, want)
 	}
-	if c.MaxFileBytes != 1<<20 || c.Embed.Provider != "none" || c.LogLevel != "warn" || c.IncludeSecrets {
+	if c.MaxFileBytes != 1<<20 || c.Embed.Provider != "builtin" || c.LogLevel != "warn" || c.IncludeSecrets {
 		t.Errorf("defaults = %+v", c)
 	}
 }

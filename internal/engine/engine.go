@@ -19,6 +19,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/builtin"
 	"github.com/ctx-dev/ctx/internal/embed/ollama"
 	"github.com/ctx-dev/ctx/internal/embed/openai"
 	"github.com/ctx-dev/ctx/internal/embed/static"
@@ -95,6 +96,12 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 	switch c.Provider {
 	case "", "none":
 		return nil, nil
+	case builtin.ProviderName:
+		p, err := builtin.New()
+		if err != nil {
+			return nil, fmt.Errorf("loading the built-in model: %w", err)
+		}
+		return p, nil
 	case "ollama":
 		p, err := ollama.New(ollama.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize})
 		if err != nil {

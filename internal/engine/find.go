@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,10 @@ type FindRequest struct {
 	Limit     int      // default 10
 	Languages []string // discover.Lang* ids
 	PathGlobs []string // doublestar globs relative to the root
+	// Channels restricts recall to these channels (search.ChannelNames);
+	// empty uses all. Naming "dense" without an embedding model is an
+	// error.
+	Channels []string
 	// Full attaches each result's code.
 	Full bool
 	// AutoIndex indexes a root that has no index yet before searching,
@@ -121,14 +126,18 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
 	s := &search.Searcher{DB: db, TotalChunks: total}
-	if e.emb != nil {
+	dense := len(req.Channels) == 0 || slices.Contains(req.Channels, "dense")
+	if dense && e.emb == nil && len(req.Channels) > 0 {
+		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
+	}
+	if e.emb != nil && dense {
 		vecs, err := e.vectors(ctx, db, gen)
 		if err != nil {
 			return nil, err
 		}
 		s.Embedder, s.Vectors = e.emb, vecs
 	}
-	res, st, err := s.Search(ctx, search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs})
+	res, st, err := s.Search(ctx, search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels})
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,9 @@ type Status struct {
 	Stale          bool     `json:"stale"`
 	// Incomplete is set when the first index run did not finish.
 	Incomplete bool `json:"incomplete"`
-	// Semantic says whether the dense channel is on ("lexical-only" until
-	// an embedding provider is configured).
+	// Semantic says whether the dense channel is on: "hybrid: <model
+	// identity>" (by default the built-in model), or "lexical-only" when
+	// CTX_EMBED_PROVIDER is none.
 	Semantic string `json:"semantic"`
 	// Changed, Added and Deleted count files that differ from the index on
 	// disk now (by size and mtime), i.e. what `ctx index` would revisit.
@@ -67,7 +68,7 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	st.StoredIdentity = mustMeta(ctx, db, "identity")
 	st.Incomplete = st.StoredIdentity == ""
 	st.Stale = !st.Incomplete && st.StoredIdentity != st.Identity.Hash
-	st.Semantic = "lexical-only (no embedding provider configured)"
+	st.Semantic = "lexical-only (CTX_EMBED_PROVIDER=none)"
 	if e.emb != nil {
 		st.Semantic = "hybrid: " + e.emb.Model().String()
 	}

@@ -31,6 +31,33 @@ type Request struct {
 	// PathGlobs keeps only paths matching one of these doublestar globs
 	// (relative to the root, e.g. "net/http/**"); empty keeps all.
 	PathGlobs []string
+	// Channels keeps only the recall channels named here ([ChannelNames]);
+	// empty uses all. Ranking adjustments still apply. For ablations and
+	// debugging: "dense" alone measures the embedding model through the
+	// same ranking stack.
+	Channels []string
+}
+
+// ChannelNames lists the recall channels a [Request] may restrict to:
+// bm25, code (identifiers of long queries), phrase, symbol (defined
+// names), path, mention (paths and stack frames in the query), bm25-file
+// (a file-level view of the BM25 hits) and dense (embeddings).
+var ChannelNames = []string{"bm25", "code", "phrase", "symbol", "path", "mention", "bm25-file", "dense"}
+
+// LexicalChannels are the channels that need no embedding model.
+var LexicalChannels = ChannelNames[:7]
+
+// uses reports whether req keeps channel.
+func (req *Request) uses(channel string) bool {
+	if len(req.Channels) == 0 {
+		return true
+	}
+	for _, c := range req.Channels {
+		if c == channel {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is one ranked chunk.
@@ -149,12 +176,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if err != nil {
 		return nil, st, err
 	}
-	lists = append(lists, ranked("bm25", w.bm25, hits))
+	if req.uses("bm25") {
+		lists = append(lists, ranked("bm25", w.bm25, hits))
+	}
 	bm25Hits := hits
 
 	// Identifiers written in code style, as their own channel for long
 	// queries, where they are drowned by prose in the main BM25 list.
-	if q.Kind == analyze.QueryLong {
+	if q.Kind == analyze.QueryLong && req.uses("code") {
 		var code []weighted
 		codeSet := map[string]bool{}
 		for _, sym := range q.Symbols {
@@ -176,7 +205,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 
 	// Phrase channel: chunks holding every word of a quoted phrase (an
 	// error message, a literal), most precise first.
-	if len(q.Phrases) > 0 {
+	if len(q.Phrases) > 0 && req.uses("phrase") {
 		if m := phraseMatch(q.Phrases, terms); m != "" {
 			hits, err := s.DB.SearchFTSIn(ctx, m, ftsWeights, bm25Limit, allowed)
 			if err != nil {
@@ -191,7 +220,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if err != nil {
 		return nil, st, err
 	}
-	if len(symIDs) > 0 {
+	if len(symIDs) > 0 && req.uses("symbol") {
 		lists = append(lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
 	}
 
@@ -200,7 +229,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	// listed file joins the candidates.
 	var fileLists []fileList
 	// Path channel: file paths and names that match the query's terms.
-	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 {
+	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 && req.uses("path") {
 		hits, err := s.DB.SearchFTSIn(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
 		if err != nil {
 			return nil, st, err
@@ -213,7 +242,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 	// Mention channel: files the query names by path or in a stack frame,
 	// represented by the chunk holding the frame's line.
-	if len(q.Paths) > 0 || len(q.Frames) > 0 {
+	if (len(q.Paths) > 0 || len(q.Frames) > 0) && req.uses("mention") {
 		fl, err := s.mentionChannel(ctx, q, w.mention)
 		if err != nil {
 			return nil, st, err
@@ -222,7 +251,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 
 	// Dense channel.
-	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 {
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.uses("dense") {
 		vecs, err := s.Embedder.Embed(ctx, []string{req.Query}, embed.Query)
 		if err != nil {
 			return nil, st, fmt.Errorf("embedding the query: %w", err)
@@ -247,7 +276,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
-	if len(bm25Hits) > 0 {
+	if len(bm25Hits) > 0 && req.uses("bm25-file") {
 		fileLists = append(fileLists, fileBM25(bm25Hits, byID, tune.FileBM25))
 	}
 	inFused := make(map[int64]bool, len(fused))
