@@ -113,6 +113,14 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	}); err != nil {
 		return nil, err
 	}
+	// Write the derived vector file now, so the first query after an
+	// index run does not pay for reading every vector out of SQLite. A
+	// failure only costs that query its speed.
+	if e.emb != nil {
+		if _, err := e.vectors(ctx, db, gen); err != nil {
+			e.log.Warn("writing the vector file", "err", err)
+		}
+	}
 	return rep, nil
 }
 

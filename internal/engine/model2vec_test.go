@@ -160,9 +160,9 @@ func TestModel2VecErrors(t *testing.T) {
 	}
 }
 
-// TestVectorFileCache: the first hybrid find writes the derived vector file
-// beside the database, later finds read it, and an index run that changes
-// the index makes it stale, so the next find rewrites it.
+// TestVectorFileCache: an index run writes the derived vector file beside
+// the database; a find without one writes it, later finds read it, and an
+// index run that changes the index rewrites it for the new generation.
 func TestVectorFileCache(t *testing.T) {
 	t.Parallel()
 	root := repo(t)
@@ -171,8 +171,12 @@ func TestVectorFileCache(t *testing.T) {
 	e := open(t, cfg, root, nil)
 	index(t, e, engine.IndexOptions{})
 	vec := e.DBPath() + ".vec"
-	if _, err := os.Stat(vec); err == nil {
-		t.Fatalf("vector file exists before any find")
+	st0 := status(t, e)
+	if _, err := search.ReadVectorFile(vec, strings.TrimPrefix(st0.Semantic, "hybrid: "), 16, st0.Generation); err != nil {
+		t.Fatalf("vector file after the first index run: %v", err)
+	}
+	if err := os.Remove(vec); err != nil {
+		t.Fatal(err)
 	}
 	first := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
 	fi, err := os.Stat(vec)
@@ -188,13 +192,13 @@ func TestVectorFileCache(t *testing.T) {
 	}
 	writeFile(t, root, "extra/more.go", "package extra\n\n// Backoff waits longer after each retry.\nfunc Backoff() {}\n")
 	index(t, e, engine.IndexOptions{})
-	resp := find(t, e, engine.FindRequest{Query: "backoff retry", Limit: 20})
-	if !slices.Contains(hitPaths(resp), "extra/more.go") {
-		t.Errorf("after re-indexing, results %v lack the new file", hitPaths(resp))
-	}
 	st := status(t, e)
 	model := strings.TrimPrefix(st.Semantic, "hybrid: ")
 	if _, err := search.ReadVectorFile(vec, model, 16, st.Generation); err != nil {
-		t.Errorf("vector file after re-index and find: %v, want it rewritten for generation %d", err, st.Generation)
+		t.Errorf("vector file after re-index: %v, want it rewritten for generation %d", err, st.Generation)
+	}
+	resp := find(t, e, engine.FindRequest{Query: "backoff retry", Limit: 20})
+	if !slices.Contains(hitPaths(resp), "extra/more.go") {
+		t.Errorf("after re-indexing, results %v lack the new file", hitPaths(resp))
 	}
 }
