@@ -170,6 +170,19 @@ func (t *Tokenizer) Tokenize(text string) []string {
 	return out
 }
 
+// AppendIDs appends to dst the ids of the tokens [Tokenizer.Tokenize]
+// returns for text, in order and with the unknown token, and stops once
+// len(dst) reaches limit (limit < 0 means no limit; a limit of len(dst)
+// or less appends nothing). It feeds models that see every token, such
+// as the transformers embed/onnx runs.
+func (t *Tokenizer) AppendIDs(dst []int32, text string, limit int) []int32 {
+	if limit >= 0 && len(dst) >= limit {
+		return dst
+	}
+	var s scratch
+	return t.appendIDs(dst, &s, text, limit, false)
+}
+
 // scratch holds the buffers of one tokenising goroutine.
 type scratch struct {
 	word  []byte  // the current normalised word

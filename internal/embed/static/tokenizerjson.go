@@ -41,6 +41,15 @@ type hfPreTokenizer struct {
 // tokenizer.json does not list them among its added tokens.
 var defaultSpecial = []string{"[CLS]", "[SEP]", "[PAD]", "[MASK]"}
 
+// ParseTokenizerJSON builds a WordPiece [Tokenizer] from the bytes of a
+// HuggingFace tokenizer.json, exactly as [LoadModel2Vec] reads one, for
+// providers that run other models over the same tokenisation (embed/onnx).
+// It reads the model, normalizer and pre_tokenizer sections and ignores
+// post_processor, truncation and padding. Errors wrap [ErrUnsupported]
+// for tokenizers this package does not implement and do not name the
+// file; the caller adds it.
+func ParseTokenizerJSON(data []byte) (*Tokenizer, error) { return parseTokenizerJSON(data) }
+
 // parseTokenizerJSON builds a [Tokenizer] from the bytes of a HuggingFace
 // tokenizer.json. Errors do not name the file; the caller adds it.
 func parseTokenizerJSON(data []byte) (*Tokenizer, error) {
