@@ -42,8 +42,9 @@ type Config struct {
 // Embed selects and configures the embedding provider.
 type Embed struct {
 	// Provider is "builtin" (the default: ctx's own static model,
-	// compiled in), "none" (lexical-only), "ollama", "openai" or
-	// "model2vec", a local static model run in-process
+	// compiled in), "none" (lexical-only), "ollama", "openai",
+	// "model2vec" (a local static model run in-process) or "onnx" (a
+	// local transformer through ONNX Runtime, in builds with -tags onnx)
 	// (CTX_EMBED_PROVIDER).
 	Provider string
 	// Model is the provider's model name (CTX_EMBED_MODEL). Defaults:
@@ -61,6 +62,11 @@ type Embed struct {
 	// Dims is the vector length; 0 learns it from the first response
 	// (CTX_EMBED_DIMS). A model2vec model has its own and ignores it.
 	Dims int
+	// Library is the ONNX Runtime shared library the onnx provider loads
+	// (CTX_ONNXRUNTIME_LIB), e.g. .../libonnxruntime.so.1, version 1.24 or
+	// newer; required for onnx, which also needs a ctx built with
+	// -tags onnx.
+	Library string
 	// BatchSize is how many texts go in one request (CTX_EMBED_BATCH).
 	// Default 64.
 	BatchSize int
@@ -122,6 +128,7 @@ func Load() (Config, error) {
 	}
 	c.Embed.Model = os.Getenv("CTX_EMBED_MODEL")
 	c.Embed.BaseURL = os.Getenv("CTX_EMBED_URL")
+	c.Embed.Library = os.Getenv("CTX_ONNXRUNTIME_LIB")
 	c.Embed.APIKey = os.Getenv("CTX_EMBED_API_KEY")
 	if c.Embed.APIKey == "" {
 		c.Embed.APIKey = os.Getenv("OPENAI_API_KEY")
@@ -151,8 +158,12 @@ func (c *Config) Validate() error {
 		if c.Embed.Model == "" {
 			return fmt.Errorf("embedding provider model2vec needs the model directory in CTX_EMBED_MODEL")
 		}
+	case "onnx":
+		if c.Embed.Model == "" || c.Embed.Library == "" {
+			return fmt.Errorf("embedding provider onnx needs the model directory (model.onnx, tokenizer.json) in CTX_EMBED_MODEL and the ONNX Runtime library in CTX_ONNXRUNTIME_LIB")
+		}
 	default:
-		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai or model2vec", c.Embed.Provider)
+		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai, model2vec or onnx", c.Embed.Provider)
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)

@@ -121,9 +121,29 @@ func TestModel2Vec(t *testing.T) {
 	}
 }
 
+// TestONNX: CTX_EMBED_PROVIDER=onnx needs both the model directory and
+// the ONNX Runtime library, and the error names what is missing.
+func TestONNX(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("CTX_EMBED_PROVIDER", "onnx")
+	t.Setenv("CTX_EMBED_MODEL", "/models/coderankembed")
+	if _, err := config.Load(); err == nil || !strings.Contains(err.Error(), "CTX_ONNXRUNTIME_LIB") {
+		t.Errorf("Load without CTX_ONNXRUNTIME_LIB: %v, want an error naming it", err)
+	}
+	t.Setenv("CTX_ONNXRUNTIME_LIB", "/opt/ort/libonnxruntime.so.1")
+	c, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Embed{Provider: "onnx", Model: "/models/coderankembed", Library: "/opt/ort/libonnxruntime.so.1", BatchSize: 64}
+	if d := cmp.Diff(want, c.Embed); d != "" {
+		t.Errorf("Embed mismatch (-want +got):\n%s", d)
+	}
+}
+
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"CTX_CACHE_DIR", "CTX_MAX_FILE_BYTES", "CTX_INCLUDE_SECRETS", "CTX_EXCLUDE", "CTX_LOG_LEVEL",
-		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH"} {
+		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH", "CTX_ONNXRUNTIME_LIB"} {
 		t.Setenv(k, "")
 	}
 }

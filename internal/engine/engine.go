@@ -21,6 +21,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/builtin"
 	"github.com/ctx-dev/ctx/internal/embed/ollama"
+	"github.com/ctx-dev/ctx/internal/embed/onnx"
 	"github.com/ctx-dev/ctx/internal/embed/openai"
 	"github.com/ctx-dev/ctx/internal/embed/static"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -123,6 +124,12 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 			return nil, fmt.Errorf("loading model2vec model %s: %w", c.Model, err)
 		}
 		return static.New(m, filepath.Base(c.Model)), nil
+	case "onnx":
+		p, err := onnx.New(onnx.Options{ModelDir: c.Model, LibraryPath: c.Library})
+		if err != nil {
+			return nil, fmt.Errorf("loading onnx model %s: %w", c.Model, err)
+		}
+		return p, nil
 	}
 	return nil, fmt.Errorf("unknown embedding provider %q", c.Provider)
 }
