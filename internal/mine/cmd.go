@@ -30,12 +30,20 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 		python      = fs.String("python", "", "Debian dist-packages `dir` to mine, e.g. /usr/lib/python3/dist-packages")
 		dpkg        = fs.String("dpkg-status", "/var/lib/dpkg/status", "dpkg status `file` for Debian package versions")
 		include     = fs.String("include", "", "header `dir` to mine, one source per subdirectory, e.g. /usr/include")
+		dpkgInfo    = fs.String("dpkg-info", "/var/lib/dpkg/info", "dpkg info `dir` holding each package's file list")
+		splitFiles  = fs.Int("split-files", DefaultSplitFiles, "code files above which a Debian package or tree is split by directory")
 		nodeModules multiFlag
 		dirs        multiFlag
+		debs        multiFlag
+		debSrcs     multiFlag
+		debTrees    multiFlag
 		verbose     = fs.Bool("verbose", false, "log each source")
 	)
 	fs.Var(&nodeModules, "node-modules", "node_modules `dir` to mine (repeatable)")
 	fs.Var(&dirs, "dir", "extra source as `id=dir` (repeatable)")
+	fs.Var(&debs, "deb", "installed Debian packages to mine, a `glob` such as 'librust-*-dev' or 'ruby-*' (repeatable)")
+	fs.Var(&debSrcs, "deb-src", "`dir` of Debian source packages extracted by apt-get source (repeatable)")
+	fs.Var(&debTrees, "deb-tree", "code unpacked from an archive a Debian package ships, as `pkg=dir`, e.g. openjdk-17-source=/tmp/jdk-src (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ctx-mine --out DIR [flags]\n\nMines (natural language → code) training pairs. Example:\n\n"+
 			"  ctx-mine --out /tmp/mine-out --seed 1 --python /usr/lib/python3/dist-packages --node-modules /usr/lib/node_modules\n\nFlags:\n")
@@ -91,6 +99,20 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	for _, d := range nodeModules {
 		errs = append(errs, add(NodeModulesRoots(d)))
 	}
+	if len(debs) > 0 {
+		errs = append(errs, add(DebianPackageRoots(*dpkgInfo, debianDocDir, *dpkg, debs, *splitFiles)))
+	}
+	for _, d := range debSrcs {
+		errs = append(errs, add(DebianSourceRoots(d, *splitFiles)))
+	}
+	for _, d := range debTrees {
+		pkg, dir, ok := strings.Cut(d, "=")
+		if !ok {
+			fmt.Fprintf(stderr, "ctx-mine: --deb-tree wants pkg=dir, got %q\n", d)
+			return 2
+		}
+		errs = append(errs, add(TreeRoots(pkg, dir, debianDocDir, *dpkg, *splitFiles)))
+	}
 	for _, d := range dirs {
 		id, dir, ok := strings.Cut(d, "=")
 		if !ok {
@@ -138,6 +160,9 @@ func goEnv(ctx context.Context) (goroot, modcache string, err error) {
 	}
 	return strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1]), nil
 }
+
+// debianDocDir holds each installed Debian package's copyright file.
+const debianDocDir = "/usr/share/doc"
 
 type multiFlag []string
 

@@ -137,18 +137,33 @@ func DebianDirs(pkg string) []string {
 
 // Check reports whether root r is excluded and why. It applies the rule of
 // r's kind ([KindGoModule]: module path; [KindDebian]: package and
-// directory name; [KindNPM]: package name and scope), and for every kind
-// the GitHub owner/name found in r.Repo or in an ID of the form
-// "github.com/owner/name…". [KindGoStd] is never excluded by name.
+// directory name, and r.Aliases; [KindNPM]: package name and scope), and
+// for every kind the GitHub owner/name found in r.Repo, r.Upstream or an
+// ID of the form "github.com/owner/name…". [KindGoStd] is never excluded
+// by name. Files of a [Root.Files] list are checked by [Exclusions.Path]
+// when mined.
 func (e *Exclusions) Check(r Root) (reason string, excluded bool) {
 	switch r.Kind {
 	case KindGoModule:
 		if why, ok := e.GoModule(r.ID); ok {
 			return why, true
 		}
-	case KindDebian:
+	case KindDebian, KindDebianSource:
 		if why, ok := e.Debian(r.Package, path.Base(filepathToSlash(r.Dir))); ok {
 			return why, true
+		}
+		// A package's files may sit below its own directory
+		// (/usr/share/cargo/registry/serde-1.0.1/src): any directory of
+		// the path counts.
+		for _, d := range strings.Split(filepathToSlash(r.Dir), "/") {
+			if why, ok := e.Debian("", d); ok && d != "" {
+				return why, true
+			}
+		}
+		for _, a := range r.Aliases {
+			if why, ok := e.Debian(a, ""); ok {
+				return why, true
+			}
 		}
 	case KindNPM:
 		name := r.Package
@@ -159,9 +174,23 @@ func (e *Exclusions) Check(r Root) (reason string, excluded bool) {
 			return why, true
 		}
 	}
-	for _, s := range []string{r.Repo, r.ID} {
+	for _, s := range append([]string{r.Repo, r.ID}, r.Upstream...) {
 		if or, ok := githubRepo(s); ok && e.repos[or] {
 			return "benchmark repository github.com/" + or, true
+		}
+	}
+	return "", false
+}
+
+// Path reports whether a slash-separated path inside a source has a
+// directory named like the installed directory of an excluded Debian
+// package ("third_party/fmt/format.h", "vendor/serde-1.0.1/lib.rs"): a
+// tree that bundles an excluded library must not leak it.
+func (e *Exclusions) Path(p string) (reason string, excluded bool) {
+	dirs := strings.Split(p, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if why, ok := e.Debian("", d); ok {
+			return why, true
 		}
 	}
 	return "", false

@@ -208,7 +208,7 @@ func Mine(ctx context.Context, opts Options) (*Manifest, error) {
 		if st.Heldout {
 			split = SplitHeldout
 		}
-		ps, files, err := mineRoot(ctx, ck, r, lim, opts.Workers, m)
+		ps, files, err := mineRoot(ctx, ck, r, lim, opts.Workers, excl, m)
 		if err != nil {
 			return nil, fmt.Errorf("mining %s: %w", r.ID, err)
 		}
@@ -253,21 +253,19 @@ func Mine(ctx context.Context, opts Options) (*Manifest, error) {
 	return m, nil
 }
 
-// mineRoot chunks every indexable file of r in parallel and returns its
-// candidate pairs in file order, and how many files it read.
-func mineRoot(ctx context.Context, ck *chunk.Chunker, r Root, lim limits, workers int, m *Manifest) ([]Pair, int, error) {
-	res, err := discover.Walk(ctx, r.Dir, nil)
+// mineRoot chunks every indexable file of r (its Files, else a walk of
+// its Dir) in parallel and returns its candidate pairs in file order, and
+// how many files it read.
+func mineRoot(ctx context.Context, ck *chunk.Chunker, r Root, lim limits, workers int, excl *Exclusions, m *Manifest) ([]Pair, int, error) {
+	found, err := rootFiles(ctx, r, excl, m)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, s := range res.Skips {
-		m.SkippedFiles[string(s.Reason)]++
-	}
 	var files []discover.File
-	for _, f := range res.Files {
+	for _, f := range found {
 		switch {
 		case f.Language == discover.LangText || f.Language == discover.LangMarkdown:
-		case slices.Contains(strings.Split(path.Dir(f.Path), "/"), "testdata"):
+		case slices.ContainsFunc(strings.Split(path.Dir(f.Path), "/"), func(d string) bool { return strings.EqualFold(d, "testdata") }):
 			m.SkippedFiles["testdata"]++
 		default:
 			files = append(files, f)
@@ -325,6 +323,44 @@ func mineRoot(ctx context.Context, ck *chunk.Chunker, r Root, lim limits, worker
 		all = append(all, o.pairs...)
 	}
 	return all, n, nil
+}
+
+// rootFiles lists the files of r: a walk of r.Dir, or r.Files when set,
+// minus those below a directory named like an excluded package's
+// ([Exclusions.Path]) and those over [discover.DefaultMaxFileBytes].
+func rootFiles(ctx context.Context, r Root, excl *Exclusions, m *Manifest) ([]discover.File, error) {
+	if r.Files == nil {
+		res, err := discover.Walk(ctx, r.Dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range res.Skips {
+			m.SkippedFiles[string(s.Reason)]++
+		}
+		return res.Files, nil
+	}
+	var files []discover.File
+	for _, p := range r.Files {
+		if _, ex := excl.Path(p); ex {
+			m.SkippedFiles["excluded-dir"]++
+			continue
+		}
+		abs := filepath.Join(r.Dir, filepath.FromSlash(p))
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			m.SkippedFiles[string(discover.ReasonUnreadable)]++
+			continue
+		case !fi.Mode().IsRegular():
+			m.SkippedFiles[string(discover.ReasonSymlink)]++
+			continue
+		case fi.Size() > discover.DefaultMaxFileBytes:
+			m.SkippedFiles[string(discover.ReasonTooLarge)]++
+			continue
+		}
+		files = append(files, discover.File{Path: p, Abs: abs, Size: fi.Size(), Language: discover.Language(p)})
+	}
+	return files, nil
 }
 
 // balance keeps at most max pairs per language, those with the smallest

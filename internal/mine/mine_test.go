@@ -18,7 +18,13 @@ import (
 // writeTree extracts testdata/tree.txtar into a temporary directory.
 func writeTree(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/tree.txtar")
+	return writeTxtar(t, "testdata/tree.txtar")
+}
+
+// writeTxtar extracts a txtar archive into a temporary directory.
+func writeTxtar(t *testing.T, name string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package mine
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,7 +62,7 @@ func pairs(c chunk.Chunk, lang string, src []byte, lim limits, drops map[string]
 		lines = lines[:n-1]
 	}
 	syn := syntaxOf(lang)
-	def := stripDoc(lines, syn, c.Doc != "")
+	def := trimOuter(stripDoc(lines, syn, c.Doc != ""), syn)
 	var out []Pair
 	add := func(kind, q string, code []string) {
 		q = capQuery(q, lim.query)
@@ -103,14 +104,17 @@ type syntax struct {
 	docstring bool     // Python docstrings
 	colon     bool     // headers end with ':'
 	end       string   // a line closing a body: "}" or "end"
+	attrDoc   bool     // Elixir @moduledoc after a module's header
 }
 
 func syntaxOf(lang string) syntax {
 	switch lang {
 	case discover.LangPython:
 		return syntax{line: []string{"#"}, docstring: true, colon: true}
-	case discover.LangRuby, discover.LangElixir:
+	case discover.LangRuby:
 		return syntax{line: []string{"#"}, end: "end"}
+	case discover.LangElixir:
+		return syntax{line: []string{"#"}, end: "end", attrDoc: true}
 	case discover.LangBash:
 		return syntax{line: []string{"#"}, end: "}"}
 	case discover.LangLua:
@@ -163,6 +167,9 @@ func stripDoc(lines []string, syn syntax, hasDoc bool) []string {
 		break
 	}
 	lines = lines[i:]
+	if syn.attrDoc {
+		return stripAttrDoc(lines)
+	}
 	if !syn.docstring {
 		return lines
 	}
@@ -185,6 +192,42 @@ func stripDoc(lines []string, syn syntax, hasDoc bool) []string {
 		}
 	}
 	return lines
+}
+
+// stripAttrDoc removes an Elixir @moduledoc (a heredoc, a string or
+// false) that follows a definition's first line: the chunker reads it as
+// the module's doc, so it must not stay in the code.
+func stripAttrDoc(lines []string) []string {
+	j := 1
+	for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+		j++
+	}
+	if len(lines) == 0 || j >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[j]), "@moduledoc") {
+		return lines
+	}
+	k := skipTriple(lines, j, `"""`)
+	return append(append([]string(nil), lines[:1]...), lines[k:]...)
+}
+
+// trimOuter drops the lines at the end of a definition that are indented
+// less than its header: the closing "}" or "end" of an enclosing class or
+// module that the chunker gives to its last member.
+func trimOuter(lines []string, syn syntax) []string {
+	ind := -1
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && !syn.isComment(t) {
+			ind = indentOf(l)
+			break
+		}
+	}
+	if ind <= 0 {
+		return lines
+	}
+	n := len(lines)
+	for n > 0 && (strings.TrimSpace(lines[n-1]) == "" || indentOf(lines[n-1]) < ind) {
+		n--
+	}
+	return lines[:n]
 }
 
 // skipTriple returns the index of the line after the string that opens
@@ -328,18 +371,43 @@ func indentOf(l string) int {
 // docQuery turns a doc comment into a query: its first paragraph with
 // tag lines (@param, :param, Args:) left out, whitespace collapsed. why
 // is non-empty when the doc is not worth a pair.
+//
+// Markup is reduced to its text: Javadoc and JSDoc inline tags ({@link
+// Foo#bar} → Foo.bar), HTML and C# XML doc tags, entities, Markdown and
+// rustdoc/KDoc links ([`Vec`] → Vec) and backquotes. A gtk-doc symbol
+// header ("g_list_append:" and its "@param:" lines) and a Ruby "call-seq:"
+// block are skipped to reach the prose after them; a Doxygen "@brief" or
+// "\brief" prefix is dropped.
 func docQuery(doc string) (q, why string) {
 	var para []string
+	skip := false // inside a gtk-doc header or call-seq block
 	for _, l := range strings.Split(doc, "\n") {
 		t := strings.TrimSpace(l)
-		if t == "" {
+		if len(para) == 0 {
+			for _, p := range []string{"@brief ", "\\brief ", "@short ", "@summary ", "@description "} {
+				t = strings.TrimSpace(strings.TrimPrefix(t, p))
+			}
+			if gtkDocHeader.MatchString(t) || strings.HasPrefix(t, "call-seq:") {
+				skip = true
+				continue
+			}
+		}
+		if skip {
+			skip = t != ""
+			continue
+		}
+		if docBreak(t) {
 			if len(para) > 0 {
 				break
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "@") || strings.HasPrefix(t, ":param") || strings.HasPrefix(t, ":return") || t == "Args:" || t == "Returns:" || t == "Parameters" {
-			break
+		t = cleanDocText(t)
+		if t == "" {
+			if len(para) > 0 {
+				break
+			}
+			continue
 		}
 		para = append(para, t)
 	}
@@ -348,6 +416,72 @@ func docQuery(doc string) (q, why string) {
 		return "", "doc-" + why
 	}
 	return q, ""
+}
+
+// gtkDocHeader matches the symbol line that opens a gtk-doc comment:
+// "g_list_append:", "GtkWidget::show:", "SECTION:glist".
+var gtkDocHeader = regexp.MustCompile(`^(SECTION:)?[A-Za-z_][A-Za-z0-9_:.-]*:$`)
+
+// docBreak reports whether the doc line t ends the summary paragraph: a
+// tag line (@param, :param, \param, <param>, Since:), a section heading,
+// an HTML block or a code example.
+func docBreak(t string) bool {
+	if strings.HasPrefix(t, "@") || strings.HasPrefix(t, "\\") || strings.HasPrefix(t, ":param") || strings.HasPrefix(t, ":return") ||
+		strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") || strings.HasPrefix(t, "iex>") || strings.HasPrefix(t, "```") ||
+		strings.HasPrefix(t, ">>>") {
+		return true
+	}
+	switch t {
+	case "Args:", "Arguments:", "Returns:", "Return:", "Parameters", "Parameters:", "Example:", "Examples:", "Example", "Examples", "Raises:":
+		return true
+	}
+	for _, p := range []string{"Since:", "Returns:", "Return value:", "Deprecated:"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	lt := strings.ToLower(t)
+	for _, p := range []string{"<p>", "<p ", "<pre", "<ul", "<ol", "<table", "<blockquote", "<h", "<param", "<returns", "<remarks",
+		"<exception", "<example", "<typeparam", "<value", "<seealso", "<dl"} {
+		if strings.HasPrefix(lt, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	inlineTag   = regexp.MustCompile(`\{@(\w+)\s*([^}]*)\}`)
+	xmlRef      = regexp.MustCompile(`<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)="(?:[A-Z]:)?([^"]*)"\s*/?>`)
+	htmlTag     = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>`)
+	mdLink      = regexp.MustCompile(`\[([^\[\]]+)\](?:\([^()\s]*\)|\[[^\[\]]*\])`)
+	intraLink   = regexp.MustCompile("\\[(`?[A-Za-z_][A-Za-z0-9_.:#<>!]*(?:\\(\\))?`?)\\]")
+	htmlEntity  = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&#39;", "'", "&nbsp;", " ", "`", "", "**", "")
+	inheritDocs = map[string]bool{"inheritdoc": true, "inheritDoc": true}
+)
+
+// cleanDocText reduces the markup of one doc line to its text.
+func cleanDocText(t string) string {
+	t = inlineTag.ReplaceAllStringFunc(t, func(m string) string {
+		sm := inlineTag.FindStringSubmatch(m)
+		tag, body := sm[1], strings.TrimSpace(sm[2])
+		if inheritDocs[tag] {
+			return ""
+		}
+		if tag == "link" || tag == "linkplain" || tag == "see" {
+			if _, label, ok := strings.Cut(body, " "); ok && strings.TrimSpace(label) != "" {
+				return strings.TrimSpace(label)
+			}
+			body = strings.TrimPrefix(strings.ReplaceAll(body, "#", "."), ".")
+		}
+		return body
+	})
+	t = xmlRef.ReplaceAllString(t, "$1")
+	t = htmlTag.ReplaceAllString(t, "")
+	t = mdLink.ReplaceAllString(t, "$1")
+	t = intraLink.ReplaceAllString(t, "$1")
+	t = htmlEntity.Replace(t)
+	return strings.TrimSpace(t)
 }
 
 // trivialText reports why a doc or comment makes no query: too few words,

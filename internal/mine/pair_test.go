@@ -118,3 +118,101 @@ func TestCodeLikeComment(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsByLanguage mines one file per language and doc-comment style
+// (testdata/langs.txtar) and checks each pair's query and the first line
+// of its code: doc markup is reduced to text, the doc never stays in the
+// code, and a class's closing line never ends its last method.
+func TestPairsByLanguage(t *testing.T) {
+	t.Parallel()
+	dir := writeTxtar(t, "testdata/langs.txtar")
+	out := t.TempDir()
+	if _, err := Mine(t.Context(), Options{Roots: []Root{{Dir: dir, ID: "langs", Kind: KindDir}}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	type pair struct{ Path, Lang, Kind, Query, First string }
+	var got []pair
+	for _, p := range readPairs(t, out) {
+		first, _, _ := strings.Cut(p.Code, "\n")
+		got = append(got, pair{p.Path, p.Lang, p.Kind, p.Query, first})
+		if strings.Contains(p.Code, "@moduledoc") || strings.Contains(p.Code, "/**") || strings.Contains(p.Code, "///") {
+			t.Errorf("%s %s %q: doc left in code:\n%s", p.Path, p.Kind, p.Query, p.Code)
+		}
+		if l := strings.Split(strings.TrimSuffix(p.Code, "\n"), "\n"); p.Kind == PairDoc && len(l) > 1 && l[len(l)-1] == "}" && l[len(l)-2] == "}" {
+			t.Errorf("%s %q: code ends with its class's closing brace:\n%s", p.Path, p.Query, p.Code)
+		}
+	}
+	want := []pair{
+		{"Foo.cs", "csharp", "doc", "Adds the specified key to the A.Dict table.", "public void Add(string key, int value)"},
+		{"Foo.cs", "csharp", "name", "add (A > Dict)", "// grow when the table is full"},
+		{"Foo.cs", "csharp", "comment", "grow when the table is full", "Resize();"},
+		{"Foo.java", "java", "doc", "Returns the number of elements in this list, see java.util.List.size().", "public int size() {"},
+		{"Foo.java", "java", "name", "size (Foo)", "// count the live elements only"},
+		{"Foo.java", "java", "comment", "count the live elements only", "int n = 0;"},
+		{"Foo.java", "java", "doc", "Removes all of the elements from this list.", "public void clear() {"},
+		{"Foo.java", "java", "name", "clear (Foo)", "modCount++;"},
+		{"Foo.php", "php", "doc", "Formats a date according to the configured locale settings.", "class DateFormatter"},
+		{"Foo.php", "php", "doc", "Returns the formatted date string for the given timestamp.", "public function format($ts)"},
+		{"Foo.php", "php", "name", "format (Foo > DateFormatter)", "// use the default timezone when none was set"},
+		{"Foo.php", "php", "comment", "use the default timezone when none was set", "$tz = $this->tz ?? 'UTC';"},
+		{"foo.ex", "elixir", "doc", "A simple stack implemented on top of a list value.", "defmodule MyApp.Stack do"},
+		{"foo.ex", "elixir", "doc", "Pushes an element onto the top of the stack.", "def push(stack, x) do"},
+		{"foo.ex", "elixir", "name", "push (MyApp.Stack)", "# prepend to the list"},
+		{"foo.ex", "elixir", "doc", "Pops the top element from the stack and returns it.", "def pop([x | rest]) do"},
+		{"foo.h", "c", "doc", "Computes the hash of a null terminated string value.", "unsigned hash_str(const char *s) {"},
+		{"foo.h", "c", "name", "hash str", "unsigned h = 0;"},
+		{"foo.h", "c", "comment", "classic djb2 multiply and add", "while (*s) h = h * 33 + *s++;"},
+		{"foo.kt", "kotlin", "doc", "Returns a list containing only the non-null elements of the sequence.", "fun <T> filterNotNullItems(items: List<T?>): List<T> {"},
+		{"foo.kt", "kotlin", "name", "filter not null items", "// keep the order of the input list"},
+		{"foo.kt", "kotlin", "comment", "keep the order of the input list", "val out = ArrayList<T>()"},
+		{"foo.kt", "kotlin", "doc", "A mutable counter that starts at zero value.", "class Counter {"},
+		{"foo.kt", "kotlin", "doc", "Increments the counter by one and returns it.", "fun inc(): Int {"},
+		{"foo.kt", "kotlin", "name", "inc (Counter)", "n++"},
+		{"foo.rb", "ruby", "doc", "Splits the raw header string at the first colon character.", "def split_line(line)"},
+		{"foo.rb", "ruby", "name", "split line (Net > HeaderParser)", "# strip the trailing newline first"},
+		{"foo.rb", "ruby", "comment", "strip the trailing newline first", "line = line.chomp"},
+		{"foo.scala", "scala", "doc", "A persistent stack of integer values backed by a list.", "class Stack(xs: List[Int]) {"},
+		{"foo.scala", "scala", "doc", "Pushes a value onto the top of the stack.", "def push(x: Int): Stack = {"},
+		{"foo.scala", "scala", "name", "push (Stack)", "// prepend is constant time on lists"},
+		{"foo.scala", "scala", "comment", "prepend is constant time on lists", "new Stack(x :: xs)"},
+		{"foo.scala", "scala", "doc", "Computes the greatest common divisor of two numbers.", "object Gcd {"},
+		{"foo.swift", "swift", "doc", "A queue that holds elements in first-in first-out order.", "struct Queue<T> {"},
+		{"foo.swift", "swift", "doc", "Adds an element to the back of the queue.", "mutating func enqueue(_ x: T) {"},
+		{"foo.swift", "swift", "name", "enqueue (Queue)", "// append is amortised constant time"},
+		{"foo.swift", "swift", "comment", "append is amortised constant time", "items.append(x)"},
+		{"foo.ts", "typescript", "doc", "Returns a new array with duplicate values removed from it.", "export function uniq<T>(xs: T[]): T[] {"},
+		{"foo.ts", "typescript", "comment", "a set keeps the first occurrence", "return Array.from(new Set(xs));"},
+		{"foo.ts", "typescript", "doc", "A subject that replays its last value to new subscribers.", "export class BehaviorSubject<T> {"},
+		{"foo.ts", "typescript", "doc", "Emits the value to every subscriber in turn.", "next(v: T): void {"},
+		{"foo.ts", "typescript", "name", "next (BehaviorSubject)", "this.value = v;"},
+		{"glist.c", "c", "doc", "Adds a new element on to the end of the list.", "GList *"},
+		{"glist.c", "c", "name", "g list append", "GList *new_list;"},
+		{"glist.c", "c", "comment", "walk to the last element before linking", "last = g_list_last (list);"},
+		{"lib.rs", "rust", "doc", "Returns the longest common prefix of two Vecs, like slice::starts_with.", "pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {"},
+		{"lib.rs", "rust", "name", "common prefix", "// walk both slices until they differ"},
+		{"lib.rs", "rust", "comment", "walk both slices until they differ", "let mut i = 0;"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s", diff)
+	}
+}
+
+func TestDocQueryMarkup(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ doc, q string }{
+		{"Returns the {@code size} of {@link java.util.List#size() the list}.", "Returns the size of the list."},
+		{"Sorts it with {@link Arrays#sort}, {@inheritDoc}", "Sorts it with Arrays.sort,"},
+		{"<summary>\nAdds the <see cref=\"T:System.String\"/> value.\n</summary>\n<param name=\"x\">X.</param>", "Adds the System.String value."},
+		{"Builds a [`Vec`] from [the iterator](std::iter) fast.\n\n# Examples", "Builds a Vec from the iterator fast."},
+		{"Returns the [Flow] of values &lt;T&gt; here.\n<p>\nMore.", "Returns the Flow of values <T> here."},
+		{"g_list_append:\n@list: a list\n@data: data\n\nAdds a new element on to the end.\n\nReturns: the list", "Adds a new element on to the end."},
+		{"call-seq:\n  str.center(width) -> new_str\n\nCenters str in width.\n", "Centers str in width."},
+		{"@brief Computes the checksum of a buffer.\n@param buf the buffer", "Computes the checksum of a buffer."},
+		{"Pushes an element onto the stack.\n\n## Examples\n\n    iex> push([], 1)", "Pushes an element onto the stack."},
+	}
+	for _, tt := range tests {
+		if q, why := docQuery(tt.doc); q != tt.q {
+			t.Errorf("docQuery(%q) = %q (%s), want %q", tt.doc, q, why, tt.q)
+		}
+	}
+}

@@ -45,6 +45,18 @@ type Root struct {
 	// LicenceFiles are extra files to read the licence from, tried before
 	// the LICENSE/COPYING files in Dir.
 	LicenceFiles []string `json:"-"`
+	// Files, when non-nil, are exactly the files mined (slash-separated,
+	// relative to Dir) in place of a walk of Dir: the code a Debian
+	// package owns in a directory it shares, or one piece of a split tree.
+	Files []string `json:"-"`
+	// Aliases are other registry names of the same code, such as the
+	// binary packages built from a Debian source package; the exclusion
+	// check reads them like Package.
+	Aliases []string `json:"-"`
+	// Upstream are further repository URLs the package declares (Debian
+	// copyright Source, Cargo.toml, gemspec); the exclusion check reads
+	// them like Repo.
+	Upstream []string `json:"-"`
 }
 
 func (r Root) group() string {
