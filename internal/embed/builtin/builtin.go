@@ -29,7 +29,9 @@ var modelFile []byte
 // configured (CTX_EMBED_PROVIDER) and as recorded in an index identity.
 const ProviderName = "builtin"
 
-var load = sync.OnceValues(func() (*static.Model, error) { return static.LoadBinary(modelFile) })
+var load = sync.OnceValues(loadModel)
+
+func loadModel() (*static.Model, error) { return static.LoadBinary(modelFile) }
 
 // Model returns the built-in model, loaded once per process. An error
 // means the executable's embedded model is malformed, a build defect.
