@@ -45,8 +45,10 @@ func codeFile(p string) bool {
 }
 
 // DebianPackageRoots returns a [KindDebian] root for each installed Debian
-// package whose name matches one of the glob patterns (path.Match syntax:
-// "librust-*-dev", "ruby-*", "libruby3.1"). A root holds the code files the
+// package whose name matches the glob patterns (path.Match syntax:
+// "librust-*-dev", "ruby-*", "libruby3.1"); a pattern starting with "!"
+// takes matching packages out again, and the last pattern that matches
+// decides ("lib*-dev", "!libstdc++-*-dev"). A root holds the code files the
 // package owns, as listed in infoDir/<pkg>[:<arch>].list (dpkg's info
 // directory, /var/lib/dpkg/info), as [Root.Files] relative to their
 // deepest common directory; packages with no code are left out. Version
@@ -59,13 +61,19 @@ func DebianPackageRoots(infoDir, docDir, dpkgStatus string, patterns []string, s
 	versions := readDpkgStatus(dpkgStatus)
 	names := make([]string, 0, len(versions))
 	for pkg := range versions {
+		in := false
 		for _, pat := range patterns {
-			if ok, err := path.Match(pat, pkg); err != nil {
+			neg := strings.HasPrefix(pat, "!")
+			ok, err := path.Match(strings.TrimPrefix(pat, "!"), pkg)
+			if err != nil {
 				return nil, fmt.Errorf("bad package pattern %q: %w", pat, err)
-			} else if ok {
-				names = append(names, pkg)
-				break
 			}
+			if ok {
+				in = !neg
+			}
+		}
+		if in {
+			names = append(names, pkg)
 		}
 	}
 	sort.Strings(names)

@@ -95,6 +95,19 @@ func TestDebianPackageRoots(t *testing.T) {
 		t.Errorf("rack-test: skipped %v, files %d; want 1 excluded-dir and 1 file", m.SkippedFiles, m.Sources[0].Files)
 	}
 
+	// "!" takes packages out again; the last matching pattern decides.
+	roots, err = DebianPackageRoots(info, doc, status, []string{"*", "!ruby-*", "ruby-thor"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, x := range roots {
+		ids = append(ids, x.ID)
+	}
+	if diff := cmp.Diff([]string{"debian/librust-regex-dev", "debian/librust-serde-derive-dev", "debian/ruby-thor"}, ids); diff != "" {
+		t.Errorf("negated patterns (-want +got):\n%s", diff)
+	}
+
 	if _, err := DebianPackageRoots(info, doc, status, []string{"["}, 0); err == nil {
 		t.Error("bad pattern: no error")
 	}

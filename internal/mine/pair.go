@@ -157,6 +157,14 @@ func stripDoc(lines []string, syn syntax, hasDoc bool) []string {
 	for i < len(lines) {
 		t := strings.TrimSpace(lines[i])
 		switch {
+		case syn.block && strings.HasPrefix(t, "/*"):
+			// A block comment's inner lines need not start with '*'.
+			if !strings.Contains(t[2:], "*/") {
+				for i++; i < len(lines) && !strings.Contains(lines[i], "*/"); i++ {
+				}
+			}
+			i++
+			continue
 		case t == "" || syn.isComment(t):
 			i++
 			continue

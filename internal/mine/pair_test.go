@@ -155,6 +155,8 @@ func TestPairsByLanguage(t *testing.T) {
 		{"Foo.php", "php", "doc", "Returns the formatted date string for the given timestamp.", "public function format($ts)"},
 		{"Foo.php", "php", "name", "format (Foo > DateFormatter)", "// use the default timezone when none was set"},
 		{"Foo.php", "php", "comment", "use the default timezone when none was set", "$tz = $this->tz ?? 'UTC';"},
+		{"Shape.swift", "swift", "doc", "Creates a shape with the given number of sides and a name.", "public func makeShape(sides: Int, name: String) -> Shape {"},
+		{"Shape.swift", "swift", "name", "make shape", "return Shape(sides: sides, name: name)"},
 		{"foo.ex", "elixir", "doc", "A simple stack implemented on top of a list value.", "defmodule MyApp.Stack do"},
 		{"foo.ex", "elixir", "doc", "Pushes an element onto the top of the stack.", "def push(stack, x) do"},
 		{"foo.ex", "elixir", "name", "push (MyApp.Stack)", "# prepend to the list"},
