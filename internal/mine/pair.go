@@ -163,7 +163,7 @@ func stripDoc(lines []string, syn syntax, hasDoc bool) []string {
 				for i++; i < len(lines) && !strings.Contains(lines[i], "*/"); i++ {
 				}
 			}
-			i++
+			i = min(i+1, len(lines))
 			continue
 		case t == "" || syn.isComment(t):
 			i++

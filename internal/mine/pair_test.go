@@ -218,3 +218,17 @@ func TestDocQueryMarkup(t *testing.T) {
 		}
 	}
 }
+
+func TestStripDocUnterminatedBlock(t *testing.T) {
+	t.Parallel()
+	syn := syntaxOf("swift")
+	for _, lines := range [][]string{
+		{"/**\n", " Never closed.\n"},
+		{"/** one line */\n"},
+		{"/**\n", " text\n", " */\n"},
+	} {
+		if got := stripDoc(lines, syn, true); len(got) != 0 {
+			t.Errorf("stripDoc(%q) = %q, want nothing", lines, got)
+		}
+	}
+}
