@@ -3,8 +3,9 @@
 // install on a machine, using the same chunker as the index.
 //
 // Input is a list of [Root]s (a directory, a source ID and kind; helpers
-// such as [GoStdRoots], [GoModuleRoots], [PythonRoots], [IncludeRoots] and
-// [NodeModulesRoots] build them) and [Options]; output is a directory
+// such as [GoStdRoots], [GoModuleRoots], [PythonRoots], [IncludeRoots],
+// [NodeModulesRoots], [DebianPackageRoots], [DebianSourceRoots] and
+// [TreeRoots] build them) and [Options]; output is a directory
 // holding [PairsFile], one JSON [Pair] a line, and [ManifestFile], a
 // [Manifest] of sources, versions, licences and counts.
 //
