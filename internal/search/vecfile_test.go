@@ -1,33 +1,104 @@
 package search
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
+// sameVectors compares two Vectors field by field, a nil and an empty
+// slice being equal. (cmp.Diff takes seconds on a million int8s under
+// -race.)
+func sameVectors(t *testing.T, want, got *Vectors) {
+	t.Helper()
+	if want.Generation != got.Generation || want.dims != got.dims || want.words != got.words {
+		t.Errorf("generation, dims, words = %d, %d, %d; want %d, %d, %d",
+			got.Generation, got.dims, got.words, want.Generation, want.dims, want.words)
+	}
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"ids", slices.Equal(want.ids, got.ids)},
+		{"scales", slices.Equal(want.scales, got.scales)},
+		{"signs", slices.Equal(want.signs, got.signs)},
+		{"rows", slices.Equal(want.rows, got.rows)},
+		{"weights", slices.Equal(want.weights, got.weights)},
+	} {
+		if !f.same {
+			t.Errorf("%s differ", f.name)
+		}
+	}
+}
+
 func TestVectorFileRoundTrip(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		n, dims int
+		model   string
+	}{
+		{"tiny", 2, 3, "fake/hash@3"},
+		{"one word", 50, 64, "fake/hash@64"},
+		{"padded", 33, 100, "model2vec/x@100 with a model name of odd length"},
+		{"empty", 0, 8, "m"},
+		{"prefiltered", 5000, 256, "builtin/ctx-code@256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, query := clusteredRows(rand.New(rand.NewPCG(uint64(tc.n), 1)), tc.n, tc.dims)
+			v := r.quantised()
+			v.Generation = 7
+			path := filepath.Join(t.TempDir(), "x.db.vec")
+			if err := WriteVectorFile(path, tc.model, v); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadVectorFile(path, tc.model, tc.dims, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameVectors(t, v, got)
+			for range 3 {
+				q := query()
+				wantIDs, wantScores := v.Nearest(q, 10)
+				gotIDs, gotScores := got.Nearest(q, 10)
+				if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
+					t.Errorf("Nearest after reading: ids (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(wantScores, gotScores); diff != "" {
+					t.Errorf("Nearest after reading: scores (-want +got):\n%s", diff)
+				}
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.dims == 256 {
+				// 300 bytes a row plus a header, model and weights.
+				if per := float64(fi.Size()) / float64(tc.n); per < 300 || per > 301 {
+					t.Errorf("%d bytes for %d rows: %.1f bytes a row, want 300", fi.Size(), tc.n, per)
+				}
+			}
+		})
+	}
+}
+
+func TestVectorFileStale(t *testing.T) {
+	t.Parallel()
+	r, _ := randomRows(rand.New(rand.NewPCG(1, 2)), 4, 3)
+	v := r.quantised()
+	v.Generation = 7
 	path := filepath.Join(t.TempDir(), "x.db.vec")
-	v := &Vectors{Generation: 7, dims: 3, ids: []int64{4, 9}, data: []float32{1, 0, 0, 0, 0.6, -0.8}}
 	if err := WriteVectorFile(path, "fake/hash@3", v); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadVectorFile(path, "fake/hash@3", 3, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(v, got, cmp.AllowUnexported(Vectors{})); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-	ids, _ := got.Nearest([]float32{0, 0.6, -0.8}, 1)
-	if len(ids) != 1 || ids[0] != 9 {
-		t.Errorf("Nearest after reading = %v, want [9]", ids)
-	}
-
 	for name, read := range map[string]func() error{
 		"other generation": func() error { _, err := ReadVectorFile(path, "fake/hash@3", 3, 8); return err },
 		"other model":      func() error { _, err := ReadVectorFile(path, "fake/other@3", 3, 7); return err },
@@ -40,16 +111,102 @@ func TestVectorFileRoundTrip(t *testing.T) {
 	if _, err := ReadVectorFile(filepath.Join(t.TempDir(), "none"), "m", 3, 7); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want os.ErrNotExist", err)
 	}
-	b, _ := os.ReadFile(path)
+
+	// A version 1 file (float32 rows) of the same generation and model
+	// is stale, so the engine rewrites it without a warning.
+	v1 := []byte(vecMagicV1)
+	for _, x := range []int64{7, 3, 1, 11} {
+		v1 = binary.LittleEndian.AppendUint64(v1, uint64(x))
+	}
+	v1 = append(v1, "fake/hash@3"...)
+	v1 = binary.LittleEndian.AppendUint64(v1, 42)
+	v1 = append(v1, make([]byte, 12)...)
+	p1 := filepath.Join(t.TempDir(), "v1.vec")
+	if err := os.WriteFile(p1, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadVectorFile(p1, "fake/hash@3", 3, 7); !errors.Is(err, ErrStaleVectorFile) {
+		t.Errorf("version 1 file: %v, want ErrStaleVectorFile", err)
+	}
+}
+
+func TestVectorFileCorrupt(t *testing.T) {
+	t.Parallel()
+	r, _ := randomRows(rand.New(rand.NewPCG(1, 2)), 4, 3)
+	v := r.quantised()
+	v.Generation = 7
+	path := filepath.Join(t.TempDir(), "x.db.vec")
+	if err := WriteVectorFile(path, "fake/hash@3", v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := func(gen, dims, count, ml int64) []byte {
+		h := append([]byte(nil), b...)
+		for i, x := range []int64{gen, dims, count, ml} {
+			binary.LittleEndian.PutUint64(h[8+8*i:], uint64(x))
+		}
+		return h
+	}
 	for name, content := range map[string][]byte{
-		"truncated": b[:len(b)-3],
-		"not ours":  []byte("hello world, this is not a vector file at all!!"),
-		"empty":     nil,
+		"truncated":           b[:len(b)-3],
+		"extended":            append(append([]byte(nil), b...), 0),
+		"not ours":            []byte("hello world, this is not a vector file at all!!"),
+		"empty":               nil,
+		"header only":         b[:vecHeader-1],
+		"negative count":      header(7, 3, -1, 11),
+		"huge count":          header(7, 3, 1<<62, 11),
+		"model past the end":  header(7, 3, 4, 1<<20),
+		"negative model size": header(7, 3, 4, -5),
 	} {
 		p := filepath.Join(t.TempDir(), "bad.vec")
-		os.WriteFile(p, content, 0o644)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := ReadVectorFile(p, "fake/hash@3", 3, 7); err == nil || errors.Is(err, ErrStaleVectorFile) {
 			t.Errorf("%s: %v, want a format error", name, err)
 		}
+	}
+}
+
+// TestVectorFileMapped: a read Vectors stays usable after the file is
+// replaced and across garbage collections, and dropped ones are unmapped
+// without harm.
+func TestVectorFileMapped(t *testing.T) {
+	t.Parallel()
+	r, query := clusteredRows(rand.New(rand.NewPCG(3, 4)), 5000, 64)
+	v := r.quantised()
+	path := filepath.Join(t.TempDir(), "x.db.vec")
+	if err := WriteVectorFile(path, "m", v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadVectorFile(path, "m", 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		// Readers whose Vectors become garbage at once.
+		if _, err := ReadVectorFile(path, "m", 64, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r2, _ := randomRows(rand.New(rand.NewPCG(5, 6)), 10, 64)
+	v2 := r2.quantised()
+	v2.Generation = 2
+	if err := WriteVectorFile(path, "m", v2); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	q := query()
+	wantIDs, _ := v.Nearest(q, 20)
+	gotIDs, _ := got.Nearest(q, 20)
+	if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
+		t.Errorf("Nearest on the replaced file's mapping (-want +got):\n%s", diff)
+	}
+	if _, err := ReadVectorFile(path, "m", 64, 1); !errors.Is(err, ErrStaleVectorFile) {
+		t.Errorf("reading the replaced file at the old generation: %v, want ErrStaleVectorFile", err)
 	}
 }

@@ -1,0 +1,35 @@
+//go:build unix
+
+package search
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps path read-only and returns its bytes and a func that
+// unmaps them. The mapping outlives the file descriptor; a file replaced
+// by rename stays readable through it.
+func mapFile(path string) ([]byte, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return nil, func() {}, nil
+	}
+	if int64(int(size)) != size {
+		return nil, nil, syscall.EFBIG
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return b, func() { syscall.Munmap(b) }, nil
+}
