@@ -160,7 +160,12 @@ const (
 	// 0.996 / 0.997 / 0.997 on the real index (2.2k / 2.9k / 5.3k rows
 	// scored), 0.993 / 0.994 / 0.994 clustered and 0.988 / 0.989 / 0.989
 	// random (21k / 34k / 62k rows scored), and recall@10 on random data
-	// 0.975 / 0.978 / 0.980.
+	// 0.975 / 0.978 / 0.980. On 300 natural-language queries (doc-comment
+	// sentences embedded as queries), farther from the rows than the rows
+	// are from each other, (hammingSigmas, estimateSigmas) = (4, 3.5) /
+	// (5, 3.5) / (5, 4) / (6, 4) gave recall@100 0.990 / 0.994 / 0.994 /
+	// 0.995 (exhaustive int8: 0.995) for 1.2 / 1.6 / 1.9 / 2.2 ms of CPU a
+	// query, against 7.4 ms for float32 brute force.
 	estimateSigmas = 4
 )
 
