@@ -132,7 +132,7 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
 	if opts.explain {
 		var parts []string
-		for _, ch := range search.ChannelNames {
+		for _, ch := range append(search.ChannelNames, "dense-rerank") {
 			c, ok := h.Channels[ch]
 			switch {
 			case !ok:

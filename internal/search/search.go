@@ -44,7 +44,9 @@ type Request struct {
 // (a file-level view of the BM25 hits) and dense (embeddings).
 var ChannelNames = []string{"bm25", "code", "phrase", "symbol", "path", "mention", "bm25-file", "dense"}
 
-// LexicalChannels are the channels that need no embedding model.
+// LexicalChannels are the channels that need no embedding model. (With
+// dense, the candidates of every kept channel are also reordered by their
+// similarity to the query: "dense-rerank" in a result's channels.)
 var LexicalChannels = ChannelNames[:7]
 
 // uses reports whether req keeps channel.
@@ -251,11 +253,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 
 	// Dense channel.
+	var qvec []float32
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.uses("dense") {
 		vecs, err := s.Embedder.Embed(ctx, []string{req.Query}, embed.Query)
 		if err != nil {
 			return nil, st, fmt.Errorf("embedding the query: %w", err)
 		}
+		qvec = vecs[0]
 		ids, scores := s.Vectors.Nearest(vecs[0], denseLimit)
 		lists = append(lists, Ranked{Channel: "dense", Weight: w.dense, IDs: ids, Scores: scores})
 	}
@@ -338,6 +342,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 			Score: score, Fused: score, Channels: f.Channels,
 		})
 	}
+	if qvec != nil {
+		denseRerank(cands, s.Vectors.Similarities(qvec, chunkIDs(cands)), tune.DenseRerank)
+	}
 	st.Candidates = len(cands)
 	st.FilesConsidered = len(files)
 
@@ -349,6 +356,36 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
+}
+
+// denseRerank adds weight/(RRFK+r) to each candidate, r being its 1-based
+// rank by cosine similarity to the query (sims[i] is cands[i]'s), and
+// records the rank and similarity as the "dense-rerank" channel: dense
+// evidence for chunks that only lexical channels recalled.
+func denseRerank(cands []Result, sims []float64, weight float64) {
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sims[order[a]] > sims[order[b]] })
+	for r, i := range order {
+		if sims[i] <= 0 {
+			break
+		}
+		add := weight / float64(RRFK+r+1)
+		cands[i].Score += add
+		cands[i].Fused += add
+		cands[i].Channels["dense-rerank"] = ChannelHit{Rank: r + 1, Score: sims[i]}
+	}
+}
+
+// chunkIDs returns the chunk ids of rs, in order.
+func chunkIDs(rs []Result) []int64 {
+	ids := make([]int64, len(rs))
+	for i := range rs {
+		ids[i] = rs[i].ChunkID
+	}
+	return ids
 }
 
 // fileList is a channel that ranks files: reps holds, best file first, one

@@ -40,6 +40,7 @@ type Vectors struct {
 	// between what a set and a clear sign bit stand for, which the sign
 	// estimate of a dot product weighs each query element by.
 	weights []float32
+	rowIndex
 }
 
 // LoadVectors reads every chunk embedding of db and quantises it (cost:
