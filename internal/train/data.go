@@ -12,6 +12,8 @@ import (
 type Pair struct {
 	Query string `json:"query"`
 	Code  string `json:"code"`
+	Path  string `json:"path"` // the code's file, relative to its source
+	Lang  string `json:"lang"`
 	Split string `json:"split"` // "train" or "heldout"
 }
 

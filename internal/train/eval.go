@@ -39,15 +39,19 @@ type evalSet struct {
 	qb, db   *bags // set once a tokenizer exists
 }
 
-func newEvalSet(pairs []Pair, maxQueries int) *evalSet {
+func newEvalSet(pairs []Pair, maxQueries int, pathHeader bool) *evalSet {
 	es := &evalSet{}
 	doc := map[string]int{}
 	for _, p := range pairs {
-		id, ok := doc[p.Code]
+		text := p.Code
+		if pathHeader && p.Path != "" {
+			text = p.Path + "\n" + p.Code
+		}
+		id, ok := doc[text]
 		if !ok {
 			id = len(es.docs)
-			doc[p.Code] = id
-			es.docs = append(es.docs, p.Code)
+			doc[text] = id
+			es.docs = append(es.docs, text)
 		}
 		if maxQueries <= 0 || len(es.queries) < maxQueries {
 			es.queries = append(es.queries, p.Query)

@@ -38,6 +38,10 @@ type Options struct {
 	TimeBudget  time.Duration // stop training after this long; 0 means no limit
 	LogEvery    int           // batches between loss lines; 100
 	EvalQueries int           // held-out queries evaluated; 0 means all
+	// PathHeader prefixes each code text with its file path on a line of
+	// its own, as the index embeds a chunk (index.EmbedText), so the model
+	// learns what path words say about the code.
+	PathHeader bool
 	// Progress receives the loss curve and evaluations; nil discards.
 	Progress io.Writer
 }
@@ -106,7 +110,10 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		s := make([]string, len(ps))
 		for i, p := range ps {
 			s[i] = p.Query
-			if code {
+			switch {
+			case code && opts.PathHeader && p.Path != "":
+				s[i] = p.Path + "\n" + p.Code
+			case code:
 				s[i] = p.Code
 			}
 		}
@@ -130,7 +137,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 
 	var es *evalSet
 	if len(heldout) > 0 {
-		es = newEvalSet(heldout, opts.EvalQueries)
+		es = newEvalSet(heldout, opts.EvalQueries, opts.PathHeader)
 		if es.qb, err = tokenize(ctx, tok, es.queries, opts.Workers); err != nil {
 			return nil, err
 		}
@@ -291,6 +298,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.DurationVar(&o.TimeBudget, "time-budget", 0, "stop training after this wall-clock time (0: none)")
 	fs.IntVar(&o.LogEvery, "log-every", 100, "batches per loss line")
 	fs.IntVar(&o.EvalQueries, "eval-queries", 0, "held-out queries evaluated (0: all)")
+	fs.BoolVar(&o.PathHeader, "path-header", false, "prefix code texts with their file path, as the index embeds chunks")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ctx-train --pairs FILE --out DIR [flags]\n\nExample:\n  ctx-train --pairs /tmp/mine-out/pairs.jsonl --out /tmp/ctx-model --time-budget 15m\n\nFlags:\n")
 		fs.PrintDefaults()
