@@ -14,6 +14,7 @@ type Pair struct {
 	Code  string `json:"code"`
 	Path  string `json:"path"` // the code's file, relative to its source
 	Lang  string `json:"lang"`
+	Kind  string `json:"kind"`  // doc, comment or name
 	Split string `json:"split"` // "train" or "heldout"
 }
 

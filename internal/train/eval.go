@@ -23,12 +23,26 @@ type Eval struct {
 	Dense   float64 `json:"dense"`
 	BM25    float64 `json:"bm25"`
 	Fused   float64 `json:"fused"`
+	// ByKind holds the same scores over the queries of each pair kind
+	// (doc, comment, name): natural-language queries (doc, comment) are
+	// what the model serves; name queries are split identifiers, where
+	// BM25's exact term matches are hard to beat.
+	ByKind map[string]KindEval `json:"by_kind,omitempty"`
+}
+
+// KindEval is held-out MRR@10 over the queries of one pair kind.
+type KindEval struct {
+	Queries int     `json:"queries"`
+	Dense   float64 `json:"dense"`
+	BM25    float64 `json:"bm25"`
+	Fused   float64 `json:"fused"`
 }
 
 // evalSet is the held-out retrieval task: distinct codes as documents,
 // each query's target the document of its code.
 type evalSet struct {
 	queries []string
+	kinds   []string // pair kind per query
 	target  []int
 	docs    []string
 	bm25    *bm25
@@ -55,6 +69,7 @@ func newEvalSet(pairs []Pair, maxQueries int, pathHeader bool) *evalSet {
 		}
 		if maxQueries <= 0 || len(es.queries) < maxQueries {
 			es.queries = append(es.queries, p.Query)
+			es.kinds = append(es.kinds, p.Kind)
 			es.target = append(es.target, id)
 		}
 	}
@@ -208,10 +223,26 @@ func (es *evalSet) evaluate(ctx context.Context, m *model, workers int) (Eval, e
 	if err != nil {
 		return Eval{}, err
 	}
-	return Eval{
+	ev := Eval{
 		Queries: nq, Docs: nd,
 		Dense: mrr(denseRank, mrrCutoff),
 		BM25:  mrr(es.bm25Rank, mrrCutoff),
 		Fused: mrr(fused, mrrCutoff),
-	}, nil
+	}
+	byKind := map[string][3][]int{}
+	for i, k := range es.kinds {
+		if k == "" {
+			continue
+		}
+		r := byKind[k]
+		r[0], r[1], r[2] = append(r[0], denseRank[i]), append(r[1], es.bm25Rank[i]), append(r[2], fused[i])
+		byKind[k] = r
+	}
+	if len(byKind) > 0 {
+		ev.ByKind = map[string]KindEval{}
+		for k, r := range byKind {
+			ev.ByKind[k] = KindEval{Queries: len(r[0]), Dense: mrr(r[0], mrrCutoff), BM25: mrr(r[1], mrrCutoff), Fused: mrr(r[2], mrrCutoff)}
+		}
+	}
+	return ev, nil
 }

@@ -119,6 +119,36 @@ func TestTrainLossDecreases(t *testing.T) {
 	}
 }
 
+// TestEvalByKind: held-out scores are also reported per pair kind, over
+// exactly the queries of that kind.
+func TestEvalByKind(t *testing.T) {
+	t.Parallel()
+	held := synthPairs(60, 2, "heldout")
+	for i := range held {
+		held[i].Kind = []string{"doc", "name", "name"}[i%3]
+	}
+	o := smallOptions()
+	o.Epochs = 2
+	res, err := Train(t.Context(), synthPairs(256, 1, "train"), held, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := res.Evals[len(res.Evals)-1]
+	doc, name := ev.ByKind["doc"], ev.ByKind["name"]
+	if doc.Queries != 20 || name.Queries != 40 || len(ev.ByKind) != 2 {
+		t.Fatalf("ByKind = %+v, want 20 doc and 40 name queries", ev.ByKind)
+	}
+	// The overall score is the query-weighted mean of the kinds'.
+	for _, c := range []struct {
+		score         string
+		all, doc, nam float64
+	}{{"dense", ev.Dense, doc.Dense, name.Dense}, {"bm25", ev.BM25, doc.BM25, name.BM25}, {"fused", ev.Fused, doc.Fused, name.Fused}} {
+		if want := (20*c.doc + 40*c.nam) / 60; math.Abs(c.all-want) > 1e-9 {
+			t.Errorf("%s: overall %.6f, want the mean of the kinds %.6f", c.score, c.all, want)
+		}
+	}
+}
+
 func TestTrainDeterministic(t *testing.T) {
 	t.Parallel()
 	pairs := synthPairs(128, 3, "train")
