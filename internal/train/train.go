@@ -23,7 +23,9 @@ import (
 //
 //	1: embedding bag over CodeTokenizer ids, SIF weights, symmetric
 //	   InfoNCE with Matryoshka levels, sparse Adagrad.
-const ModelVersion = "ctx-code-1"
+//	2: the same, trained with --path-header on the 16-language data set
+//	   (internal/mine/README.md) with batches of 1024.
+const ModelVersion = "ctx-code-2"
 
 // Options configure a training run. Zero fields take the defaults shown.
 type Options struct {
