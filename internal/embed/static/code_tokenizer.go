@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 )
@@ -93,17 +94,43 @@ func (t *CodeTokenizer) AppendIDs(dst []int32, text string, limit int) []int32 {
 	return t.appendIDs(dst, nil, text, limit, true)
 }
 
-func (t *CodeTokenizer) appendIDs(dst []int32, _ *scratch, text string, limit int, _ bool) []int32 {
+func (t *CodeTokenizer) appendIDs(dst []int32, s *scratch, text string, limit int, _ bool) []int32 {
 	base := len(dst)
-	full := func() bool { return limit >= 0 && len(dst)-base >= limit }
-	var whole string
-	CodeTerms(text, func(term string, isWhole bool) {
-		if full() {
+	if s != nil && s.wordsOf != t {
+		s.words, s.wordsOf = make(map[string][]int32, 1024), t
+	}
+	analyze.Words(text, func(w string, _ int) {
+		if limit >= 0 && len(dst)-base >= limit {
 			return
 		}
-		if isWhole {
-			whole = term
+		if s == nil {
+			dst = t.appendWordIDs(dst, w)
+			return
 		}
+		ids, ok := s.words[w]
+		if !ok {
+			if len(s.words) >= maxCachedWords {
+				clear(s.words)
+			}
+			ids = t.appendWordIDs(nil, w)
+			s.words[strings.Clone(w)] = ids
+		}
+		dst = append(dst, ids...)
+	})
+	if limit >= 0 && len(dst)-base > limit {
+		dst = dst[:base+limit]
+	}
+	return dst
+}
+
+// appendWordIDs appends the ids of one identifier run w: the vocabulary
+// ids of its [analyze.Terms], then, when the whole run is not in the
+// vocabulary, the buckets of its character trigrams.
+func (t *CodeTokenizer) appendWordIDs(dst []int32, w string) []int32 {
+	first := true
+	analyze.Terms(w, func(term string) {
+		isWhole := first
+		first = false
 		if id, ok := t.vocab.lookup(term); ok {
 			dst = append(dst, id)
 			return
@@ -111,10 +138,8 @@ func (t *CodeTokenizer) appendIDs(dst []int32, _ *scratch, text string, limit in
 		if !isWhole {
 			return
 		}
-		trigrams(whole, func(h uint32) {
-			if !full() {
-				dst = append(dst, int32(t.vocab.len())+int32(h%uint32(t.buckets)))
-			}
+		trigrams(term, func(h uint32) {
+			dst = append(dst, int32(t.vocab.len())+int32(h%uint32(t.buckets)))
 		})
 	})
 	return dst

@@ -190,3 +190,37 @@ func sqNorm(v []float32) float64 {
 	}
 	return s
 }
+
+// TestCodeTokenizerWordCache: the per-scratch cache of identifier ids
+// changes nothing: cold, warm, after the cache is emptied, under a token
+// limit, and after a scratch served another tokenizer.
+func TestCodeTokenizerWordCache(t *testing.T) {
+	t.Parallel()
+	tok := newTestCodeTokenizer(t, 32)
+	other, err := NewCodeTokenizer([]string{"foo", "get"}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{
+		"getHTTPResponse(foo) readHeader parseHeader getHTTPResponse",
+		"zzqqx unseenThing zzqqx foo_bar",
+		strings.Repeat("parse header read ", 40),
+		"",
+	}
+	s := newScratch()
+	for round := range 3 {
+		for _, text := range texts {
+			for _, limit := range []int{-1, 0, 1, 5, 17} {
+				want := tok.appendIDs(nil, nil, text, limit, true)
+				got := tok.appendIDs(nil, s, text, limit, true)
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("round %d, %q limit %d: cached ids differ (-uncached +cached):\n%s", round, text, limit, diff)
+				}
+			}
+		}
+		other.appendIDs(nil, s, "getFoo", -1, true) // the scratch moves to another tokenizer
+		if round == 1 {
+			clear(s.words)
+		}
+	}
+}

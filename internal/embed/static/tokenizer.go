@@ -193,7 +193,16 @@ type scratch struct {
 	// slots in use.
 	bag  []bagSlot
 	used []int32
+	// words caches a CodeTokenizer's ids per identifier run (code repeats
+	// its identifiers: on the Go standard library this halves the cost
+	// of tokenising), for the tokenizer wordsOf only; wordIDs backs the
+	// cached slices.
+	words   map[string][]int32
+	wordsOf *CodeTokenizer
 }
+
+// maxCachedWords bounds scratch.words; the cache is emptied when full.
+const maxCachedWords = 8192
 
 // bagSize is the slot count of scratch.bag: a power of two at least twice
 // MaxTokens, so the table is at most half full.
