@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Normalize scales v in place to unit L2 length, so that [Dot] of two
@@ -145,6 +146,36 @@ func encodeFloat32(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
+}
+
+// Int8View returns the int8 elements (a view of b, not a copy) and the
+// scale of a well-formed int8-form blob, and ok false for anything else
+// (a float32-form blob, or a malformed one: [DecodeVector] reports why).
+// Element i is float32(q[i])*scale, as DecodeVector would decode it; a
+// reader that keeps int8 rows copies them instead of decoding and
+// quantising again.
+func Int8View(b []byte) (q []int8, scale float32, ok bool) {
+	if len(b)%4 != 1 || len(b) < int8Header || b[0]&int8TagMask != int8Tag {
+		return nil, 0, false
+	}
+	pad := int(b[0] &^ int8TagMask)
+	n := len(b) - int8Header - pad
+	if n < 0 {
+		return nil, 0, false
+	}
+	for _, x := range b[int8Header+n:] {
+		if x != 0 {
+			return nil, 0, false
+		}
+	}
+	scale = math.Float32frombits(binary.LittleEndian.Uint32(b[1:]))
+	if !(scale >= 0) || math.IsInf(float64(scale), 0) {
+		return nil, 0, false
+	}
+	if n == 0 {
+		return []int8{}, scale, true
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[int8Header])), n), scale, true
 }
 
 // DecodeVector parses a blob in either stored form (see [ErrBadVector] for

@@ -297,7 +297,41 @@ func TestDecodeVectorMalformed(t *testing.T) {
 			if v, err := embed.DecodeVector(tc.b); !errors.Is(err, embed.ErrBadVector) {
 				t.Errorf("DecodeVector(% x) = %v, %v; want ErrBadVector", tc.b, v, err)
 			}
+			if q, s, ok := embed.Int8View(tc.b); ok {
+				t.Errorf("Int8View(% x) = %v, %v, true; want not ok", tc.b, q, s)
+			}
 		})
+	}
+}
+
+// TestInt8View: the view of an int8 blob decodes to what DecodeVector
+// returns, and a float32-form blob is not viewed.
+func TestInt8View(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, dims := range []int{1, 3, 64, 255, 256} {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		b := embed.EncodeVector(v)
+		want, err := embed.DecodeVector(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, scale, ok := embed.Int8View(b)
+		if !ok || len(q) != dims {
+			t.Fatalf("Int8View of a %d-dim int8 blob: %d elements, ok %v", dims, len(q), ok)
+		}
+		for i := range q {
+			if got := float32(q[i]) * scale; got != want[i] {
+				t.Fatalf("dims %d element %d: view decodes to %v, DecodeVector to %v", dims, i, got, want[i])
+			}
+		}
+	}
+	nan := []float32{1, float32(math.NaN())}
+	if _, _, ok := embed.Int8View(embed.EncodeVector(nan)); ok {
+		t.Error("Int8View viewed a float32-form blob")
 	}
 }
 

@@ -120,6 +120,15 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		return nil, err
 	}
 	stored, todo := plan.stored, plan.Todo
+	// Embeddings already stored, looked up by content key so unchanged
+	// text is never embedded again. Read once: workers only read it, and
+	// keys this run adds are deduplicated by the store.
+	var known map[string]bool
+	if opts.Embedder != nil && len(todo) > 0 {
+		if known, err = db.EmbeddingKeys(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips}
 	deletes := make([]store.Update, len(plan.Gone))
 	for i, p := range plan.Gone {
@@ -231,7 +240,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	for range workers {
 		pg.Go(func() error {
 			for f := range jobs {
-				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, db)
+				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, known)
 				if err != nil {
 					return err
 				}
@@ -282,7 +291,7 @@ type fileResult struct {
 // processFile reads, sniffs and chunks one file. Per-file problems become a
 // skip; only embedder failures and cancellation are errors.
 func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
-	emb embed.Provider, batchSize int, db *store.DB) (fileResult, error) {
+	emb embed.Provider, batchSize int, known map[string]bool) (fileResult, error) {
 	src, err := os.ReadFile(f.Abs)
 	if err != nil {
 		detail := err.Error()
@@ -325,7 +334,7 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	}
 	n := 0
 	if emb != nil && len(chunks) > 0 {
-		n, err = embedChunks(ctx, emb, batchSize, db, f.Path, src, chunks, u)
+		n, err = embedChunks(ctx, emb, batchSize, known, f.Path, src, chunks, u)
 		if err != nil {
 			return fileResult{}, fmt.Errorf("embedding %s: %w", f.Path, err)
 		}
@@ -333,9 +342,9 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	return fileResult{update: u, changed: had, embedded: n}, nil
 }
 
-// embedChunks sets each chunk's EmbedKey and puts the vectors of keys the
-// store lacks into u.Vectors. It returns the number of texts embedded.
-func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, db *store.DB, path string, src []byte,
+// embedChunks sets each chunk's EmbedKey and puts the vectors of keys not
+// in known (the store's keys when the run began) into u.Vectors. It returns the number of texts embedded.
+func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known map[string]bool, path string, src []byte,
 	chunks []chunk.Chunk, u *store.Update) (int, error) {
 	m := emb.Model()
 	keys := make([][]byte, len(chunks))
@@ -346,15 +355,11 @@ func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, db *sto
 		keys[i] = k[:]
 		u.Chunks[i].EmbedKey = keys[i]
 	}
-	have, err := db.HasVectors(ctx, keys)
-	if err != nil {
-		return 0, err
-	}
 	var missTexts []string
 	var missKeys []string
 	queued := map[string]bool{}
 	for i, k := range keys {
-		if have[string(k)] || queued[string(k)] {
+		if known[string(k)] || queued[string(k)] {
 			continue
 		}
 		queued[string(k)] = true

@@ -49,6 +49,12 @@ type Vectors struct {
 func LoadVectors(ctx context.Context, db *store.DB, dims int, generation int64) (*Vectors, error) {
 	v := newVectors(generation, dims, 0)
 	err := db.Vectors(ctx, func(id int64, blob []byte) error {
+		if q, scale, ok := embed.Int8View(blob); ok && len(q) == dims {
+			// Stored int8 rows are already what add would make of their
+			// decoding: copied, not decoded and quantised again.
+			v.addInt8(id, q, scale)
+			return nil
+		}
 		vec, err := embed.DecodeVector(blob)
 		if err != nil {
 			return fmt.Errorf("chunk %d: %w", id, err)
@@ -100,11 +106,36 @@ func (v *Vectors) add(id int64, x []float32) {
 	}
 }
 
-// computeWeights sets v.weights from the rows.
+// addInt8 appends the row of id from its int8 elements q (v.dims of them)
+// and scale, as [embed.Quantize] makes them.
+func (v *Vectors) addInt8(id int64, q []int8, scale float32) {
+	i := len(v.ids)
+	v.ids = append(v.ids, id)
+	v.rows = append(v.rows, q...)
+	v.scales = append(v.scales, scale)
+	v.signs = slices.Grow(v.signs, v.words)[:(i+1)*v.words]
+	sg := v.signs[i*v.words:]
+	clear(sg)
+	for j, e := range q {
+		if e > 0 {
+			sg[j/64] |= 1 << (j % 64)
+		}
+	}
+}
+
+// weightSampleRows caps the rows computeWeights reads: the per-dimension
+// means it estimates are steady long before (on the Go standard library
+// index, 106k rows, all rows took 0.1 s of a 0.6 s load).
+const weightSampleRows = 16384
+
+// computeWeights sets v.weights from the rows (evenly spaced rows when
+// there are more than weightSampleRows).
 func (v *Vectors) computeWeights() {
 	pos, neg := make([]float64, v.dims), make([]float64, v.dims)
 	npos, nneg := make([]int, v.dims), make([]int, v.dims)
-	for i, s := range v.scales {
+	step := max(1, len(v.scales)/weightSampleRows)
+	for i := 0; i < len(v.scales); i += step {
+		s := v.scales[i]
 		for j, e := range v.rows[i*v.dims : (i+1)*v.dims] {
 			if x := float64(e) * float64(s); e > 0 {
 				pos[j] += x

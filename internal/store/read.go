@@ -239,25 +239,82 @@ func (db *DB) FileChunks(ctx context.Context, path string) ([]ChunkRow, error) {
 	return db.queryChunks(ctx, `f.path = ? ORDER BY c.start_byte`, path)
 }
 
-// Vectors calls each with every chunk that has an embedding and its
-// encoded vector (embed.EncodeVector); an error from each stops the scan.
+// Vectors calls each with every chunk that has an embedding, in ascending
+// chunk id order, and its encoded vector (embed.EncodeVector); an error
+// from each stops the scan. The vec slice is only valid during the call.
+//
+// It reads the two tables in one sequential scan each and joins them in
+// memory: on the Go standard library (106k chunks) that took 0.85 s as
+// one SQL join (an index lookup per chunk) and takes about a third of it
+// this way.
 func (db *DB) Vectors(ctx context.Context, each func(chunkID int64, vec []byte) error) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.key = c.embed_key`)
+	byKey := map[string][]byte{}
+	rows, err := db.r.QueryContext(ctx, `SELECT key, vec FROM embeddings`)
+	if err != nil {
+		return fmt.Errorf("reading vectors: %v", err)
+	}
+	for rows.Next() {
+		var k, v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading vectors: %v", err)
+		}
+		byKey[string(k)] = v
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("reading vectors: %v", err)
+	}
+	rows.Close()
+	if len(byKey) == 0 {
+		return nil
+	}
+	rows, err = db.r.QueryContext(ctx, `SELECT id, embed_key FROM chunks WHERE embed_key IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("reading vectors: %v", err)
 	}
 	defer rows.Close()
+	var key []byte
 	for rows.Next() {
 		var id int64
-		var v []byte
-		if err := rows.Scan(&id, &v); err != nil {
+		if err := rows.Scan(&id, &key); err != nil {
 			return fmt.Errorf("reading vectors: %v", err)
+		}
+		v, ok := byKey[string(key)]
+		if !ok {
+			continue
 		}
 		if err := each(id, v); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading vectors: %v", err)
+	}
+	return nil
+}
+
+// EmbeddingKeys returns the key of every stored embedding (as strings of
+// the raw key bytes), in one scan: an index run looks keys up here instead
+// of querying once per chunk (1.4 s of CPU on the Go standard library).
+func (db *DB) EmbeddingKeys(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT key FROM embeddings`)
+	if err != nil {
+		return nil, fmt.Errorf("reading embedding keys: %v", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	var k []byte
+	for rows.Next() {
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("reading embedding keys: %v", err)
+		}
+		out[string(k)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading embedding keys: %v", err)
+	}
+	return out, nil
 }
 
 // HasVectors reports which of keys already have a stored embedding.

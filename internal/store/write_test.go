@@ -241,6 +241,13 @@ func TestVectors(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{string(key[:]): true, string(other[:]): true}, has); diff != "" {
 		t.Errorf("HasVectors mismatch (-want +got):\n%s", diff)
 	}
+	all, err := db.EmbeddingKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]bool{string(key[:]): true, string(other[:]): true}, all); diff != "" {
+		t.Errorf("EmbeddingKeys mismatch (-want +got):\n%s", diff)
+	}
 
 	rows, err := db.FileChunks(ctx, "b.go")
 	if err != nil {
