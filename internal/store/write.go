@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // File is a row of the files table.
@@ -101,6 +103,18 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 		return fmt.Errorf("preparing writes: %v", err)
 	}
 
+	// Vectors of the whole batch go in key order: keys are hashes, and
+	// inserting them sorted touches the key index's pages in sequence
+	// instead of at random.
+	vecs := map[string][]byte{}
+	for i := range updates {
+		maps.Copy(vecs, updates[i].Vectors)
+	}
+	for _, k := range slices.Sorted(maps.Keys(vecs)) {
+		if _, err := insVec([]byte(k), vecs[k]); err != nil {
+			return fmt.Errorf("writing vectors: %v", err)
+		}
+	}
 	for i := range updates {
 		u := &updates[i]
 		if err := db.deleteFile(ctx, tx, u.File.Path); err != nil {
@@ -121,11 +135,6 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 		var fileID int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM files WHERE path = ?`, u.File.Path).Scan(&fileID); err != nil {
 			return fmt.Errorf("writing file %s: %v", u.File.Path, err)
-		}
-		for k, v := range u.Vectors {
-			if _, err := insVec([]byte(k), v); err != nil {
-				return fmt.Errorf("writing vectors of %s: %v", u.File.Path, err)
-			}
 		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
