@@ -10,12 +10,13 @@ import (
 // Pair is one mined (natural language → code) training pair, as
 // internal/mine writes it; fields this package does not use are ignored.
 type Pair struct {
-	Query string `json:"query"`
-	Code  string `json:"code"`
-	Path  string `json:"path"` // the code's file, relative to its source
-	Lang  string `json:"lang"`
-	Kind  string `json:"kind"`  // doc, comment or name
-	Split string `json:"split"` // "train" or "heldout"
+	Query  string `json:"query"`
+	Code   string `json:"code"`
+	Path   string `json:"path"` // the code's file, relative to its source
+	Lang   string `json:"lang"`
+	Kind   string `json:"kind"`   // doc, comment or name
+	Source string `json:"source"` // the package or module it came from
+	Split  string `json:"split"`  // "train" or "heldout"
 }
 
 // LoadPairs reads a JSON-lines pairs file and splits it into training

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed/static"
@@ -45,6 +46,14 @@ type Options struct {
 	// its own, as the index embeds a chunk (index.EmbedText), so the model
 	// learns what path words say about the code.
 	PathHeader bool
+	// BatchBy groups each batch's pairs by "lang" or "source" (empty: no
+	// grouping), so the in-batch negatives share the positives' language
+	// or package: harder negatives than code in another language, which
+	// its syntax alone tells apart. Batch order is still shuffled.
+	// Measured on semble DEV (same data, 2 epochs): by "lang", hybrid
+	// 0.810 and dense alone 0.785 against 0.816 and 0.786 without; the
+	// shipped model does not use it.
+	BatchBy string
 	// Progress receives the loss curve and evaluations; nil discards.
 	Progress io.Writer
 }
@@ -193,6 +202,9 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	stopped := false
 	for epoch := 1; epoch <= opts.Epochs && !stopped; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if opts.BatchBy != "" {
+			groupBatches(order, trainSet, opts.BatchBy, B, rng)
+		}
 		for b := range perEpoch {
 			if opts.TimeBudget > 0 && time.Since(trainStart) >= opts.TimeBudget {
 				fmt.Fprintf(out, "time budget %s reached at epoch %d batch %d/%d\n", opts.TimeBudget, epoch, b, perEpoch)
@@ -227,6 +239,27 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	res.Matrix = static.Matrix{Rows: m.rows, Dims: m.d, F32: m.e}
 	res.Duration = time.Since(trainStart).Round(time.Millisecond).String()
 	return res, nil
+}
+
+// groupBatches reorders order (a shuffled permutation of pair indices) so
+// that pairs of one group (by "lang" or "source") are contiguous, then
+// shuffles the order of its whole batches of size b; a tail shorter than
+// a batch stays at the end.
+func groupBatches(order []int, pairs []Pair, by string, b int, rng *rand.Rand) {
+	key := func(i int) string {
+		if by == "lang" {
+			return pairs[i].Lang
+		}
+		return pairs[i].Source
+	}
+	sort.SliceStable(order, func(x, y int) bool { return key(order[x]) < key(order[y]) })
+	nb := len(order) / b
+	perm := rng.Perm(nb)
+	tmp := make([]int, nb*b)
+	for i, p := range perm {
+		copy(tmp[i*b:(i+1)*b], order[p*b:(p+1)*b])
+	}
+	copy(order, tmp)
 }
 
 // ModelName is the name of the model ctx-train exports, recorded in its
@@ -311,6 +344,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.IntVar(&o.LogEvery, "log-every", 100, "batches per loss line")
 	fs.IntVar(&o.EvalQueries, "eval-queries", 0, "held-out queries evaluated (0: all)")
 	fs.BoolVar(&o.PathHeader, "path-header", false, "prefix code texts with their file path, as the index embeds chunks")
+	fs.StringVar(&o.BatchBy, "batch-by", "", `group each batch's pairs by "lang" or "source" (harder in-batch negatives)`)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ctx-train --pairs FILE --out DIR [flags]\n\nExample:\n  ctx-train --pairs /tmp/mine-out/pairs.jsonl --out /tmp/ctx-model --time-budget 15m\n\nFlags:\n")
 		fs.PrintDefaults()

@@ -272,3 +272,39 @@ func TestRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupBatches: grouping keeps a permutation, and when every group
+// fills whole batches each batch holds one group only.
+func TestGroupBatches(t *testing.T) {
+	t.Parallel()
+	var pairs []Pair
+	for i := range 48 {
+		pairs = append(pairs, Pair{Lang: []string{"go", "rust", "ruby"}[i%3], Source: fmt.Sprint("s", i%6)})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, by := range []string{"lang", "source"} {
+		order := rng.Perm(len(pairs))
+		groupBatches(order, pairs, by, 8, rng)
+		seen := map[int]bool{}
+		for _, i := range order {
+			seen[i] = true
+		}
+		if len(seen) != len(pairs) || len(order) != len(pairs) {
+			t.Fatalf("by %s: order %v is not a permutation", by, order)
+		}
+		for b := 0; b < len(order); b += 8 {
+			key := func(i int) string {
+				if by == "lang" {
+					return pairs[i].Lang
+				}
+				return pairs[i].Source
+			}
+			for _, i := range order[b+1 : b+8] {
+				if key(i) != key(order[b]) {
+					t.Errorf("by %s: batch %d mixes %q and %q", by, b/8, key(order[b]), key(i))
+					break
+				}
+			}
+		}
+	}
+}
