@@ -53,7 +53,11 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	fmt.Fprintf(w, "root:          %s\n", st.Root)
 	fmt.Fprintf(w, "index:         %s (%s)\n", st.IndexPath, humanBytes(st.IndexBytes))
 	fmt.Fprintf(w, "files:         %d\n", st.Files)
-	fmt.Fprintf(w, "chunks:        %d\n", st.Chunks)
+	if st.Vectors > 0 {
+		fmt.Fprintf(w, "chunks:        %d (%d distinct embeddings)\n", st.Chunks, st.Vectors)
+	} else {
+		fmt.Fprintf(w, "chunks:        %d\n", st.Chunks)
+	}
 	langs := make([]string, 0, len(st.Languages))
 	for l := range st.Languages {
 		langs = append(langs, l)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strconv"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 type Status struct {
 	Root      string `json:"root"`
 	IndexPath string `json:"index_path"`
-	// IndexBytes is the size of the database files on disk.
+	// IndexBytes is the size on disk of the database files and the
+	// derived vector file, in bytes.
 	IndexBytes int64          `json:"index_bytes"`
 	Files      int            `json:"files"`
 	Chunks     int            `json:"chunks"`
@@ -78,5 +80,8 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	}
 	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
 	st.IndexBytes = db.SizeBytes()
+	if fi, err := os.Stat(e.dbPath + ".vec"); err == nil {
+		st.IndexBytes += fi.Size()
+	}
 	return st, nil
 }
