@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,19 +48,11 @@ var ChannelNames = []string{"bm25", "code", "phrase", "symbol", "path", "mention
 // LexicalChannels are the channels that need no embedding model. (With
 // dense, the candidates of every kept channel are also reordered by their
 // similarity to the query: "dense-rerank" in a result's channels.)
-var LexicalChannels = ChannelNames[:7]
+var LexicalChannels = ChannelNames[:7:7]
 
 // uses reports whether req keeps channel.
 func (req *Request) uses(channel string) bool {
-	if len(req.Channels) == 0 {
-		return true
-	}
-	for _, c := range req.Channels {
-		if c == channel {
-			return true
-		}
-	}
-	return false
+	return len(req.Channels) == 0 || slices.Contains(req.Channels, channel)
 }
 
 // Result is one ranked chunk.
