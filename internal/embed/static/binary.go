@@ -218,35 +218,28 @@ func (m *Model) Verify() error {
 
 func align8(n int) int { return (n + 7) &^ 7 }
 
-// uint32s returns b as little-endian uint32s: a view when the machine is
-// little-endian and b is 4-byte aligned, else a decoded copy.
-func uint32s(b []byte) []uint32 {
-	n := len(b) / 4
-	if n == 0 {
-		return nil
-	}
-	if nativeLittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
+// uint32s returns b as little-endian uint32s (see viewLE).
+func uint32s(b []byte) []uint32 { return viewLE(b, binary.LittleEndian.Uint32) }
+
+// float32sLE returns b as little-endian float32s (see viewLE).
+func float32sLE(b []byte) []float32 {
+	return viewLE(b, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 }
 
-// float32sLE is uint32s for float32 values.
-func float32sLE(b []byte) []float32 {
+// viewLE returns b as 4-byte little-endian values: a view of b when the
+// machine is little-endian and b is 4-byte aligned, else a copy decoded
+// with decode.
+func viewLE[T uint32 | float32](b []byte, decode func([]byte) T) []T {
 	n := len(b) / 4
 	if n == 0 {
 		return nil
 	}
 	if nativeLittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 	}
-	out := make([]float32, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		out[i] = decode(b[4*i:])
 	}
 	return out
 }
