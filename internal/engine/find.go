@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -126,7 +125,8 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
 	s := &search.Searcher{DB: db, TotalChunks: total}
-	dense := len(req.Channels) == 0 || slices.Contains(req.Channels, "dense")
+	sreq := search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	dense := sreq.Uses("dense")
 	if dense && e.emb == nil && len(req.Channels) > 0 {
 		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
 	}
@@ -137,7 +137,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		s.Embedder, s.Vectors = e.emb, vecs
 	}
-	res, st, err := s.Search(ctx, search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels})
+	res, st, err := s.Search(ctx, sreq)
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,8 @@ var ChannelNames = []string{"bm25", "code", "phrase", "symbol", "path", "mention
 // similarity to the query: "dense-rerank" in a result's channels.)
 var LexicalChannels = ChannelNames[:7:7]
 
-// uses reports whether req keeps channel.
-func (req *Request) uses(channel string) bool {
+// Uses reports whether req keeps channel.
+func (req *Request) Uses(channel string) bool {
 	return len(req.Channels) == 0 || slices.Contains(req.Channels, channel)
 }
 
@@ -171,14 +171,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if err != nil {
 		return nil, st, err
 	}
-	if req.uses("bm25") {
+	if req.Uses("bm25") {
 		lists = append(lists, ranked("bm25", w.bm25, hits))
 	}
 	bm25Hits := hits
 
 	// Identifiers written in code style, as their own channel for long
 	// queries, where they are drowned by prose in the main BM25 list.
-	if q.Kind == analyze.QueryLong && req.uses("code") {
+	if q.Kind == analyze.QueryLong && req.Uses("code") {
 		var code []weighted
 		codeSet := map[string]bool{}
 		for _, sym := range q.Symbols {
@@ -200,7 +200,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 
 	// Phrase channel: chunks holding every word of a quoted phrase (an
 	// error message, a literal), most precise first.
-	if len(q.Phrases) > 0 && req.uses("phrase") {
+	if len(q.Phrases) > 0 && req.Uses("phrase") {
 		if m := phraseMatch(q.Phrases, terms); m != "" {
 			hits, err := s.DB.SearchFTSIn(ctx, m, ftsWeights, bm25Limit, allowed)
 			if err != nil {
@@ -215,7 +215,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if err != nil {
 		return nil, st, err
 	}
-	if len(symIDs) > 0 && req.uses("symbol") {
+	if len(symIDs) > 0 && req.Uses("symbol") {
 		lists = append(lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
 	}
 
@@ -224,7 +224,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	// listed file joins the candidates.
 	var fileLists []fileList
 	// Path channel: file paths and names that match the query's terms.
-	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 && req.uses("path") {
+	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 && req.Uses("path") {
 		hits, err := s.DB.SearchFTSIn(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
 		if err != nil {
 			return nil, st, err
@@ -237,7 +237,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 	// Mention channel: files the query names by path or in a stack frame,
 	// represented by the chunk holding the frame's line.
-	if (len(q.Paths) > 0 || len(q.Frames) > 0) && req.uses("mention") {
+	if (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention") {
 		fl, err := s.mentionChannel(ctx, q, w.mention)
 		if err != nil {
 			return nil, st, err
@@ -247,7 +247,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 
 	// Dense channel.
 	var qvec []float32
-	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.uses("dense") {
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
 		vecs, err := s.Embedder.Embed(ctx, []string{req.Query}, embed.Query)
 		if err != nil {
 			return nil, st, fmt.Errorf("embedding the query: %w", err)
@@ -273,7 +273,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
-	if len(bm25Hits) > 0 && req.uses("bm25-file") {
+	if len(bm25Hits) > 0 && req.Uses("bm25-file") {
 		fileLists = append(fileLists, fileBM25(bm25Hits, byID, tune.FileBM25))
 	}
 	inFused := make(map[int64]bool, len(fused))

@@ -86,28 +86,17 @@ func newVectors(generation int64, dims, n int) *Vectors {
 // A vector int8 cannot hold (NaN, ±Inf) is stored as zeros, which match
 // nothing.
 func (v *Vectors) add(id int64, x []float32) {
-	i := len(v.ids)
-	v.ids = append(v.ids, id)
-	v.rows = slices.Grow(v.rows, v.dims)[:(i+1)*v.dims]
-	row := v.rows[i*v.dims:]
-	scale := embed.Quantize(x, row)
+	q := make([]int8, v.dims)
+	scale := embed.Quantize(x, q)
 	if scale < 0 {
-		clear(row)
+		clear(q)
 		scale = 0
 	}
-	v.scales = append(v.scales, scale)
-	v.signs = slices.Grow(v.signs, v.words)[:(i+1)*v.words]
-	sg := v.signs[i*v.words:]
-	clear(sg)
-	for j, e := range row {
-		if e > 0 {
-			sg[j/64] |= 1 << (j % 64)
-		}
-	}
+	v.addInt8(id, q, scale)
 }
 
 // addInt8 appends the row of id from its int8 elements q (v.dims of them)
-// and scale, as [embed.Quantize] makes them.
+// and scale, as [embed.Quantize] makes them, with its sign bits.
 func (v *Vectors) addInt8(id int64, q []int8, scale float32) {
 	i := len(v.ids)
 	v.ids = append(v.ids, id)

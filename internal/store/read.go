@@ -317,22 +317,6 @@ func (db *DB) EmbeddingKeys(ctx context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
-// HasVectors reports which of keys already have a stored embedding.
-func (db *DB) HasVectors(ctx context.Context, keys [][]byte) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, k := range keys {
-		var one int
-		err := db.r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE key = ?`, k).Scan(&one)
-		switch {
-		case err == nil:
-			out[string(k)] = true
-		case !errors.Is(err, sql.ErrNoRows):
-			return nil, fmt.Errorf("looking up vectors: %v", err)
-		}
-	}
-	return out, nil
-}
-
 // Counts summarises the index.
 type Counts struct {
 	Files     int

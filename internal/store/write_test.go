@@ -209,7 +209,6 @@ func TestVectors(t *testing.T) {
 	db := openDB(t)
 	key := sha256.Sum256([]byte("model\x00func shared() {}"))
 	other := sha256.Sum256([]byte("model\x00func other() {}"))
-	unknown := sha256.Sum256([]byte("model\x00never stored"))
 	vecA := []byte{1, 2, 3, 4}
 	vecB := []byte{9, 9, 9, 9}
 
@@ -234,13 +233,6 @@ func TestVectors(t *testing.T) {
 		t.Errorf("Count().Vectors = %d, want 2 (one per distinct key)", c.Vectors)
 	}
 
-	has, err := db.HasVectors(ctx, [][]byte{key[:], other[:], unknown[:]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]bool{string(key[:]): true, string(other[:]): true}, has); diff != "" {
-		t.Errorf("HasVectors mismatch (-want +got):\n%s", diff)
-	}
 	all, err := db.EmbeddingKeys(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -292,15 +284,14 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-func TestHasVectorsReportsErrors(t *testing.T) {
+func TestEmbeddingKeysReportsErrors(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
-	key := sha256.Sum256([]byte("k"))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	// A failed lookup must not read as "not stored", or the indexer
+	// A failed lookup must not read as "nothing stored", or the indexer
 	// re-embeds text it already has.
-	if has, err := db.HasVectors(ctx, [][]byte{key[:]}); err == nil {
-		t.Errorf("HasVectors with a canceled context = %v, nil; want an error", has)
+	if keys, err := db.EmbeddingKeys(ctx); err == nil {
+		t.Errorf("EmbeddingKeys with a canceled context = %v, nil; want an error", keys)
 	}
 }
