@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/chunk"
@@ -41,6 +42,10 @@ type Engine struct {
 	dbPath string
 	log    *slog.Logger
 	emb    embed.Provider // nil: lexical-only
+
+	keepOpen bool
+	mu       sync.Mutex
+	h        *handle // kept database handle (keepOpen only)
 }
 
 // Options configures [Open]; nil means defaults.
@@ -50,6 +55,10 @@ type Options struct {
 	// Embedder overrides the provider chosen by the config (tests use the
 	// deterministic fake).
 	Embedder embed.Provider
+	// KeepOpen keeps a read-only database handle and the loaded vectors
+	// between queries, for long-lived servers; call [Engine.Close] when
+	// done. Each query still sees the last committed index generation.
+	KeepOpen bool
 }
 
 // Open resolves root (made absolute and symlink-resolved; it must be an
@@ -74,7 +83,7 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("opening root %s: not a directory", abs)
 	}
-	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder}
+	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder, keepOpen: opts.KeepOpen}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

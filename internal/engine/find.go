@@ -79,48 +79,32 @@ var ErrEmptyIndex = errors.New("index is empty")
 // failures. No results is not an error.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	resp := &FindResponse{Query: req.Query, Results: []Hit{}}
-	db, err := e.openDB(ctx, true)
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, err
+	}
+	v, release, err := e.acquire(ctx)
+	if err == nil && v.stored == "" {
+		// The first index run was interrupted before it recorded what it
+		// was built with: finish it rather than call it foreign.
+		release()
+		err = fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+	}
 	if errors.Is(err, ErrNotIndexed) && req.AutoIndex {
 		rep, ierr := e.Index(ctx, IndexOptions{Progress: req.Progress})
 		if ierr != nil {
 			return nil, ierr
 		}
 		resp.Indexed = rep
-		db, err = e.openDB(ctx, true)
+		v, release, err = e.acquire(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer func() { db.Close() }()
-	if err := e.ensureDims(ctx); err != nil {
-		return nil, err
-	}
-	stored, ok, err := e.checkIdentity(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	if stored == "" {
-		// The first index run was interrupted before it recorded what it
-		// was built with: finish it rather than call it foreign.
-		if !req.AutoIndex {
-			return nil, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
-		}
-		db.Close()
-		rep, err := e.Index(ctx, IndexOptions{Progress: req.Progress})
-		if err != nil {
-			return nil, err
-		}
-		resp.Indexed = rep
-		if db, err = e.openDB(ctx, true); err != nil {
-			return nil, err
-		}
-		ok = true
-	}
-	if !ok {
+	defer release()
+	if v.stored != e.identity().Hash {
 		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
 	}
-	gen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
-	total, _ := strconv.Atoi(mustMeta(ctx, db, metaChunks))
+	db, gen, total := v.db, v.gen, v.total
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
@@ -131,7 +115,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
 	}
 	if e.emb != nil && dense {
-		vecs, err := e.vectors(ctx, db, gen)
+		vecs, err := e.viewVectors(ctx, v)
 		if err != nil {
 			return nil, err
 		}
@@ -195,14 +179,19 @@ func round(f float64) float64 {
 	return v
 }
 
-// vectors returns the index's embeddings for the dense channel: from the
-// derived vector file beside the database when it matches this generation
-// and model, else from SQLite, then written to that file for the next
-// query (best effort: a read-only cache directory only costs speed).
-func (e *Engine) vectors(ctx context.Context, db *store.DB, gen int64) (*search.Vectors, error) {
+// loadVectors returns the index's embeddings for the dense channel: from
+// the derived vector file beside the database when it carries this
+// generation, model and stamp, else from SQLite, then written to that file
+// for the next query (best effort: a read-only cache directory only costs
+// speed). stamp is the random token the index run that wrote the file
+// recorded in the meta table (empty for indexes written before stamps),
+// so a file written by a run that never committed is never taken for the
+// committed one.
+func (e *Engine) loadVectors(ctx context.Context, db *store.DB, gen int64, stamp string) (*search.Vectors, error) {
 	m := e.emb.Model()
 	path := e.dbPath + ".vec"
-	if v, err := search.ReadVectorFile(path, m.String(), m.Dims, gen); err == nil {
+	key := vecFileKey(m.String(), stamp)
+	if v, err := search.ReadVectorFile(path, key, m.Dims, gen); err == nil {
 		return v, nil
 	} else if !errors.Is(err, search.ErrStaleVectorFile) && !errors.Is(err, os.ErrNotExist) {
 		e.log.Warn("ignoring the vector file", "err", err)
@@ -211,8 +200,16 @@ func (e *Engine) vectors(ctx context.Context, db *store.DB, gen int64) (*search.
 	if err != nil {
 		return nil, err
 	}
-	if err := search.WriteVectorFile(path, m.String(), v); err != nil {
+	if err := search.WriteVectorFile(path, key, v); err != nil {
 		e.log.Warn("caching vectors", "err", err)
 	}
 	return v, nil
+}
+
+// vecFileKey is the model string a vector file is stamped with.
+func vecFileKey(model, stamp string) string {
+	if stamp == "" {
+		return model
+	}
+	return model + "#" + stamp
 }

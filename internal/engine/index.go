@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/index"
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -101,6 +104,17 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	}
 	id := e.identity()
 	model := id.Model
+	// Write the derived vector file before the generation is committed,
+	// so a server that sees the new generation finds its vectors ready
+	// and the first query after an index run does not pay for reading
+	// every vector out of SQLite. The file is stamped with a token
+	// committed below with the generation: a file from a run that dies
+	// before committing never passes for a later run's. A failure only
+	// costs the first query its speed.
+	stamp := mustMeta(ctx, db, metaVecStamp)
+	if e.emb != nil {
+		stamp = e.writeVectorFile(ctx, db, gen, stamp)
+	}
 	if err := db.SetMeta(ctx, map[string]string{
 		store.MetaRoot:        e.root,
 		store.MetaIdentity:    id.Hash,
@@ -110,22 +124,44 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		store.MetaEmbedModel:  model,
 		store.MetaChunker:     strconv.Itoa(id.Chunker),
 		metaChunks:            strconv.Itoa(counts.Chunks),
+		metaVecStamp:          stamp,
 	}); err != nil {
 		return nil, err
-	}
-	// Write the derived vector file now, so the first query after an
-	// index run does not pay for reading every vector out of SQLite. A
-	// failure only costs that query its speed.
-	if e.emb != nil {
-		if _, err := e.vectors(ctx, db, gen); err != nil {
-			e.log.Warn("writing the vector file", "err", err)
-		}
 	}
 	return rep, nil
 }
 
 // metaChunks caches the chunk count for IDF at query time.
 const metaChunks = "chunks"
+
+// metaVecStamp is the token the derived vector file of the committed
+// generation carries (see [Engine.writeVectorFile]).
+const metaVecStamp = "vector_file_stamp"
+
+// writeVectorFile makes the vector file for generation gen and returns
+// the stamp to commit with it: prev when the file already carries gen and
+// prev (nothing changed), else a new random one. Errors are logged, not
+// returned: the query path rebuilds a missing file from SQLite.
+func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB, gen int64, prev string) string {
+	m := e.emb.Model()
+	path := e.dbPath + ".vec"
+	if prev != "" {
+		if _, err := search.ReadVectorFile(path, vecFileKey(m.String(), prev), m.Dims, gen); err == nil {
+			return prev
+		}
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	stamp := hex.EncodeToString(b[:])
+	v, err := search.LoadVectors(ctx, db, m.Dims, gen)
+	if err == nil {
+		err = search.WriteVectorFile(path, vecFileKey(m.String(), stamp), v)
+	}
+	if err != nil {
+		e.log.Warn("writing the vector file", "err", err)
+	}
+	return stamp
+}
 
 func mustMeta(ctx context.Context, db *store.DB, key string) string {
 	v, _ := db.Meta(ctx, key)
@@ -141,4 +177,18 @@ func removeDB(path string) error {
 		}
 	}
 	return nil
+}
+
+// Clear removes the root's index (the database, its WAL and the vector
+// file), waiting for an index run in progress to finish first. Clearing a
+// root with no index is not an error. Queries after it fail with
+// [ErrNotIndexed] until the next index run.
+func (e *Engine) Clear(ctx context.Context) error {
+	unlock, err := lockIndex(ctx, e.dbPath, nil)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	e.retire()
+	return removeDB(e.dbPath)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,8 +162,9 @@ func TestModel2VecErrors(t *testing.T) {
 }
 
 // TestVectorFileCache: an index run writes the derived vector file beside
-// the database; a find without one writes it, later finds read it, and an
-// index run that changes the index rewrites it for the new generation.
+// the database; a find without one writes it, later finds read it, an
+// index run that changes the index rewrites it for the new generation,
+// and a file the committed run did not stamp is never read.
 func TestVectorFileCache(t *testing.T) {
 	t.Parallel()
 	root := repo(t)
@@ -171,34 +173,54 @@ func TestVectorFileCache(t *testing.T) {
 	e := open(t, cfg, root, nil)
 	index(t, e, engine.IndexOptions{})
 	vec := e.DBPath() + ".vec"
-	st0 := status(t, e)
-	if _, err := search.ReadVectorFile(vec, strings.TrimPrefix(st0.Semantic, "hybrid: "), 16, st0.Generation); err != nil {
-		t.Fatalf("vector file after the first index run: %v", err)
+	mtime := func() time.Time {
+		t.Helper()
+		fi, err := os.Stat(vec)
+		if err != nil {
+			t.Fatalf("vector file: %v", err)
+		}
+		return fi.ModTime()
+	}
+	m0 := mtime()
+	first := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
+	if !mtime().Equal(m0) {
+		t.Errorf("the first find after an index run rewrote the vector file")
 	}
 	if err := os.Remove(vec); err != nil {
 		t.Fatal(err)
 	}
-	first := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
-	fi, err := os.Stat(vec)
-	if err != nil {
-		t.Fatalf("no vector file after a hybrid find: %v", err)
-	}
 	second := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
-	if d := cmp.Diff(hitPaths(first), hitPaths(second)); d != "" {
-		t.Errorf("find from the vector file differs (-first +second):\n%s", d)
-	}
-	if fi2, _ := os.Stat(vec); !fi2.ModTime().Equal(fi.ModTime()) {
+	m1 := mtime()
+	third := find(t, e, engine.FindRequest{Query: "retry with exponential backoff"})
+	if !mtime().Equal(m1) {
 		t.Errorf("a find with a current vector file rewrote it")
 	}
-	writeFile(t, root, "extra/more.go", "package extra\n\n// Backoff waits longer after each retry.\nfunc Backoff() {}\n")
-	index(t, e, engine.IndexOptions{})
+	for _, r := range []*engine.FindResponse{second, third} {
+		if d := cmp.Diff(hitPaths(first), hitPaths(r)); d != "" {
+			t.Errorf("find from a rebuilt vector file differs (-first +later):\n%s", d)
+		}
+	}
+
+	// The file carries the committed run's stamp beside the model: one
+	// of the right generation and model alone (as a run that died before
+	// committing would leave) does not pass for it.
 	st := status(t, e)
 	model := strings.TrimPrefix(st.Semantic, "hybrid: ")
-	if _, err := search.ReadVectorFile(vec, model, 16, st.Generation); err != nil {
-		t.Errorf("vector file after re-index: %v, want it rewritten for generation %d", err, st.Generation)
+	if _, err := search.ReadVectorFile(vec, model, 16, st.Generation); !errors.Is(err, search.ErrStaleVectorFile) {
+		t.Errorf("reading the vector file without its stamp: %v, want ErrStaleVectorFile", err)
+	}
+
+	writeFile(t, root, "extra/more.go", "package extra\n\n// Backoff waits longer after each retry.\nfunc Backoff() {}\n")
+	index(t, e, engine.IndexOptions{})
+	m2 := mtime()
+	if m2.Equal(m1) {
+		t.Errorf("an index run that changed files did not rewrite the vector file")
 	}
 	resp := find(t, e, engine.FindRequest{Query: "backoff retry", Limit: 20})
 	if !slices.Contains(hitPaths(resp), "extra/more.go") {
 		t.Errorf("after re-indexing, results %v lack the new file", hitPaths(resp))
+	}
+	if !mtime().Equal(m2) {
+		t.Errorf("the first find after a re-index rewrote the vector file")
 	}
 }

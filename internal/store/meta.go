@@ -51,3 +51,25 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
 	}
 	return nil
 }
+
+// MetaAll returns every stored key and value, read in one statement (so
+// from one committed state).
+func (db *DB) MetaAll(ctx context.Context) (map[string]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, fmt.Errorf("reading meta: %v", err)
+	}
+	defer rows.Close()
+	kv := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("reading meta: %v", err)
+		}
+		kv[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading meta: %v", err)
+	}
+	return kv, nil
+}
