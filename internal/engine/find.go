@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -157,19 +156,7 @@ func (e *Engine) changed(rel string, size, mtime int64) bool {
 // code returns a result's text: its byte range when the file is unchanged,
 // else its line range from the current file.
 func (e *Engine) code(r search.Result, stale bool) string {
-	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path)))
-	if err != nil {
-		return ""
-	}
-	if !stale && r.EndByte <= len(src) && r.StartByte < r.EndByte {
-		return string(src[r.StartByte:r.EndByte])
-	}
-	lines := strings.SplitAfter(string(src), "\n")
-	if r.StartLine < 1 || r.StartLine > len(lines) {
-		return ""
-	}
-	end := min(r.EndLine, len(lines))
-	return strings.Join(lines[r.StartLine-1:end], "")
+	return e.readRange(r.Path, r.StartByte, r.EndByte, r.StartLine, r.EndLine, stale)
 }
 
 // round keeps four significant decimals so JSON output stays readable and

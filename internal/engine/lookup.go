@@ -1,0 +1,490 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// LookupMethod says how a symbol answer was found. Until the symbol graph
+// is built, every lookup is a heuristic over chunk names and the full-text
+// index, and answers say so.
+const LookupMethod = "heuristic: defined names and whole-word text matches in the index; not a resolved symbol graph"
+
+// Definition is one place a symbol is defined.
+type Definition struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"` // 1-based, inclusive
+	EndLine   int    `json:"end_line"`   // 1-based, inclusive
+	Language  string `json:"language"`
+	Kind      string `json:"kind"`
+	Symbol    string `json:"symbol"`
+	Summary   string `json:"summary"`
+	// Confidence in [0, 1]: 1 for an exact, qualified, case-sensitive
+	// match; lower for a bare-name or case-insensitive one.
+	Confidence float64 `json:"confidence"`
+	Code       string  `json:"code,omitempty"`
+	Stale      bool    `json:"stale,omitempty"`
+}
+
+// definitionKinds are chunk kinds that define a name (blocks, sections
+// and windows only contain code).
+var definitionKinds = map[string]bool{
+	"function": true, "method": true, "class": true, "struct": true, "interface": true, "trait": true,
+	"enum": true, "type": true, "impl": true, "module": true, "const": true, "var": true, "macro": true,
+}
+
+// splitSymbol returns a symbol's bare name and its qualifier parts:
+// "(*http.Server).Shutdown" → "Shutdown", ["http", "Server"];
+// "pkg::mod::f" → "f", ["pkg", "mod"].
+func splitSymbol(symbol string) (string, []string) {
+	parts := strings.FieldsFunc(symbol, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$')
+	})
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return parts[len(parts)-1], parts[:len(parts)-1]
+}
+
+// Definitions returns up to max places where symbol is defined, best
+// first: exact-case names before case-insensitive ones, qualifiers
+// (package, type) found in the chunk's symbol, breadcrumb or path, paths
+// nearer hintPath, and non-test files first. Errors: those of a query
+// ([ErrNotIndexed], [ErrStale], store failures) and an empty symbol.
+func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max int, withCode bool) ([]Definition, error) {
+	name, quals := splitSymbol(symbol)
+	if name == "" {
+		return nil, fmt.Errorf("symbol %q has no identifier in it", symbol)
+	}
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := v.db.ChunksByName(ctx, []string{name}, 500)
+	if err != nil {
+		return nil, err
+	}
+	type scored struct {
+		row  store.ChunkRow
+		conf float64
+		near int
+	}
+	var out []scored
+	for _, r := range rows {
+		if !definitionKinds[r.Kind] {
+			continue
+		}
+		conf := 0.6
+		if r.Name == name {
+			conf = 0.8
+		}
+		if len(quals) > 0 {
+			hay := strings.ToLower(r.Symbol + " " + r.Breadcrumb + " " + r.Path)
+			found := 0
+			for _, q := range quals {
+				if strings.Contains(hay, strings.ToLower(q)) {
+					found++
+				}
+			}
+			conf += 0.2 * float64(found) / float64(len(quals))
+		} else if r.Name == name {
+			conf += 0.1
+		}
+		if isTestPath(r.Path) {
+			conf -= 0.1
+		}
+		out = append(out, scored{row: r, conf: conf, near: pathNearness(hintPath, r.Path)})
+	}
+	slices.SortStableFunc(out, func(a, b scored) int {
+		if c := cmp.Compare(b.near, a.near); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.conf, a.conf); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.row.Path, b.row.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.row.StartLine, b.row.StartLine)
+	})
+	defs := make([]Definition, 0, min(max, len(out)))
+	for _, s := range out[:min(max, len(out))] {
+		r := s.row
+		stale := e.changed(r.Path, r.FileSize, r.FileTime)
+		d := Definition{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Language: r.Language, Kind: r.Kind,
+			Symbol: r.Symbol, Summary: r.Summary, Confidence: round(min(s.conf, 1)), Stale: stale}
+		if withCode {
+			d.Code = e.readRange(r.Path, r.StartByte, r.EndByte, r.StartLine, r.EndLine, stale)
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+// pathNearness scores how close p is to hint: 3 for the same file, 2 for
+// the same directory, 1 for a shared leading directory or a hint that is
+// a substring of p, else 0 (also for an empty hint).
+func pathNearness(hint, p string) int {
+	hint = strings.Trim(filepath.ToSlash(hint), "/")
+	switch {
+	case hint == "":
+		return 0
+	case hint == p:
+		return 3
+	case path.Dir(hint) == path.Dir(p) || hint == path.Dir(p):
+		return 2
+	case strings.Contains(p, hint):
+		return 1
+	}
+	h, _, _ := strings.Cut(hint, "/")
+	q, _, _ := strings.Cut(p, "/")
+	if h == q && strings.Contains(hint, "/") {
+		return 1
+	}
+	return 0
+}
+
+// isTestPath reports whether a path looks like a test file in any of the
+// common layouts (Go _test.go, Python test_*.py/*_test.py, JS/TS
+// *.test.*/*.spec.*, Java/C# *Test(s).*, tests/ and __tests__ folders).
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch {
+	case strings.HasSuffix(stem, "_test"), strings.HasPrefix(stem, "test_"),
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"),
+		strings.HasSuffix(stem, "Test"), strings.HasSuffix(stem, "Tests"), strings.HasSuffix(stem, "_spec"):
+		return true
+	}
+	for _, dir := range strings.Split(path.Dir(p), "/") {
+		switch dir {
+		case "test", "tests", "__tests__", "spec", "testdata":
+			return true
+		}
+	}
+	return false
+}
+
+// Reference is one line that mentions a symbol by its whole name.
+type Reference struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`   // 1-based
+	Column   int    `json:"column"` // 1-based, in bytes
+	Text     string `json:"text"`   // the line, trimmed, at most 200 bytes
+	Language string `json:"language"`
+	// Enclosing is the symbol of the chunk the line is in ("" at top level).
+	Enclosing string `json:"enclosing,omitempty"`
+	// Kind is "call" when the name is followed by "(" , "import" when the
+	// line is an import/include/use statement, "definition" on the line
+	// that defines it, else "reference".
+	Kind string `json:"kind"`
+	// Confidence in [0, 1]: how likely the mention is this symbol and
+	// not another of the same name (lower when several definitions share
+	// the name).
+	Confidence float64 `json:"confidence"`
+}
+
+// ReferenceQuery selects what [Engine.References] returns.
+type ReferenceQuery struct {
+	Symbol string
+	// ExcludeDefinition leaves out the lines that define the symbol.
+	ExcludeDefinition bool
+	// Kinds keeps only these reference kinds ("call", "import",
+	// "reference", "definition"); empty keeps all.
+	Kinds []string
+	// Max is the most references returned (default 50).
+	Max int
+}
+
+// References returns whole-word, case-sensitive mentions of a symbol's
+// bare name, found through the full-text index and confirmed in the
+// current file text, ordered by path and line. Errors: those of a query
+// and an empty symbol.
+func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference, error) {
+	name, _ := splitSymbol(q.Symbol)
+	if name == "" {
+		return nil, fmt.Errorf("symbol %q has no identifier in it", q.Symbol)
+	}
+	if q.Max <= 0 {
+		q.Max = 50
+	}
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	defs, err := v.db.ChunksByName(ctx, []string{name}, 50)
+	if err != nil {
+		return nil, err
+	}
+	// A defining chunk's first non-comment line naming the symbol is its
+	// definition (the chunk may start at its doc comment).
+	defChunks := map[int64]bool{}
+	for _, d := range defs {
+		if d.Name == name && definitionKinds[d.Kind] {
+			defChunks[d.ID] = true
+		}
+	}
+	nDefs := len(defChunks)
+	conf := 0.9
+	if nDefs > 1 {
+		conf = max(0.3, 0.9/float64(nDefs))
+	}
+	hits, err := v.db.SearchFTS(ctx, `"`+strings.ToLower(name)+`"`, store.FTSWeights{1, 0, 0, 1}, 2000)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ChunkID
+	}
+	rows, err := v.db.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b store.ChunkRow) int {
+		if c := cmp.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.StartLine, b.StartLine)
+	})
+	var out []Reference
+	var src []byte
+	var srcPath string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if len(out) >= q.Max {
+			break
+		}
+		if r.Path != srcPath {
+			srcPath = r.Path
+			src, err = os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path)))
+			if err != nil {
+				src = nil
+			}
+		}
+		if src == nil {
+			continue
+		}
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		defPending := defChunks[r.ID]
+		for ln := r.StartLine; ln <= r.EndLine && ln <= len(lines) && len(out) < q.Max; ln++ {
+			line := lines[ln-1]
+			col := wordIndex(line, name)
+			if col < 0 {
+				continue
+			}
+			key := fmt.Sprintf("%s:%d", r.Path, ln)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			kind := refKind(line, col+len(name), r.Language)
+			if defPending && !isComment(line) {
+				kind, defPending = "definition", false
+			}
+			if kind == "definition" && q.ExcludeDefinition {
+				continue
+			}
+			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind) {
+				continue
+			}
+			enclosing := r.Symbol
+			if kind == "definition" {
+				enclosing = ""
+			}
+			out = append(out, Reference{Path: r.Path, Line: ln, Column: col + 1, Text: clip(strings.TrimSpace(string(line)), 200),
+				Language: r.Language, Enclosing: enclosing, Kind: kind, Confidence: round(conf)})
+		}
+	}
+	return out, nil
+}
+
+// wordIndex returns the byte offset of the first whole-word occurrence of
+// name in line, or -1.
+func wordIndex(line []byte, name string) int {
+	off := 0
+	for {
+		i := bytes.Index(line[off:], []byte(name))
+		if i < 0 {
+			return -1
+		}
+		i += off
+		before, _ := utf8.DecodeLastRune(line[:i])
+		after, _ := utf8.DecodeRune(line[i+len(name):])
+		if i == 0 || !isIdent(before) {
+			if i+len(name) == len(line) || !isIdent(after) {
+				return i
+			}
+		}
+		off = i + 1
+	}
+}
+
+func isIdent(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// isComment reports whether a line starts with a comment marker of a
+// common language.
+func isComment(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";", `"""`, "'''"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// goImportSpec matches a line of a Go import block: an optional name and
+// a quoted path.
+var goImportSpec = regexp.MustCompile(`^([\pL_][\pL\pN_]*\s+|[_.]\s+)?"[^"]+"\s*(//.*)?$`)
+
+// refKind classifies a mention: an import statement, a call (the name is
+// followed by "(" or a generic argument list and "("), else a reference.
+func refKind(line []byte, end int, lang string) string {
+	t := strings.TrimSpace(string(line))
+	for _, p := range []string{"import ", "from ", "#include", "use ", "require(", "using "} {
+		if strings.HasPrefix(t, p) {
+			return "import"
+		}
+	}
+	if strings.Contains(t, "require(") && (lang == "javascript" || lang == "typescript") {
+		return "import"
+	}
+	if lang == "go" && goImportSpec.MatchString(t) {
+		return "import"
+	}
+	rest := bytes.TrimLeft(line[end:], " \t")
+	if len(rest) > 0 && rest[0] == '[' {
+		// Go or TS type arguments: f[T](x).
+		if j := bytes.IndexByte(rest, ']'); j > 0 {
+			rest = rest[j+1:]
+		}
+	}
+	if len(rest) > 0 && rest[0] == '(' {
+		return "call"
+	}
+	return "reference"
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// FileEntry is one indexed file.
+type FileEntry struct {
+	Path     string `json:"path"`
+	Language string `json:"language"`
+	Lines    int    `json:"lines"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// Files returns indexed files matching glob (a doublestar pattern relative
+// to the root; "" matches all) and one of langs (empty: any), sorted by
+// path, at most max (0: all), and how many matched in all. Errors: a bad
+// glob, and those of a query.
+func (e *Engine) Files(ctx context.Context, glob string, langs []string, max int) ([]FileEntry, int, error) {
+	if glob != "" && !doublestar.ValidatePattern(glob) {
+		return nil, 0, fmt.Errorf("bad glob %q", glob)
+	}
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	files, err := v.db.ListFiles(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []FileEntry
+	total := 0
+	for _, f := range files {
+		if glob != "" && !matchGlob(glob, f.Path) {
+			continue
+		}
+		if len(langs) > 0 && !slices.Contains(langs, f.Language) {
+			continue
+		}
+		total++
+		if max <= 0 || len(out) < max {
+			out = append(out, FileEntry{Path: f.Path, Language: f.Language, Lines: f.Lines, Bytes: f.Size})
+		}
+	}
+	return out, total, nil
+}
+
+// matchGlob matches a doublestar glob against a path; a glob without a
+// slash also matches the base name anywhere ("*.go" finds every Go file).
+func matchGlob(glob, p string) bool {
+	if ok, _ := doublestar.Match(glob, p); ok {
+		return true
+	}
+	if !strings.Contains(glob, "/") {
+		ok, _ := doublestar.Match(glob, path.Base(p))
+		return ok
+	}
+	return false
+}
+
+// readRange returns the text of a stored byte range, or its line range
+// from the current file when the file changed since indexing.
+func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine int, stale bool) string {
+	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	if !stale && endByte <= len(src) && startByte < endByte {
+		return string(src[startByte:endByte])
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	if startLine < 1 || startLine > len(lines) {
+		return ""
+	}
+	return strings.Join(lines[startLine-1:min(endLine, len(lines))], "")
+}
+
+// acquireCurrent is [Engine.acquire] for lookups: it also fails with
+// [ErrStale] or [ErrNotIndexed] (unfinished first run) when the index
+// cannot answer, naming the command that fixes it.
+func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, nil, err
+	}
+	v, release, err := e.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch v.stored {
+	case "":
+		release()
+		return nil, nil, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+	case e.identity().Hash:
+		return v, release, nil
+	}
+	release()
+	return nil, nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
+}
