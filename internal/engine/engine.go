@@ -201,3 +201,7 @@ func (e *Engine) checkIdentity(ctx context.Context, db *store.DB) (stored string
 func walkOptions(cfg config.Config) *discover.Options {
 	return &discover.Options{MaxFileBytes: cfg.MaxFileBytes, IncludeSecrets: cfg.IncludeSecrets, Exclude: cfg.Exclude}
 }
+
+// Semantic reports whether the engine has an embedding model (the dense
+// channel is on).
+func (e *Engine) Semantic() bool { return e.emb != nil }

@@ -423,7 +423,7 @@ func (e *Engine) Files(ctx context.Context, glob string, langs []string, max int
 	var out []FileEntry
 	total := 0
 	for _, f := range files {
-		if glob != "" && !matchGlob(glob, f.Path) {
+		if glob != "" && !MatchGlob(glob, f.Path) {
 			continue
 		}
 		if len(langs) > 0 && !slices.Contains(langs, f.Language) {
@@ -437,9 +437,10 @@ func (e *Engine) Files(ctx context.Context, glob string, langs []string, max int
 	return out, total, nil
 }
 
-// matchGlob matches a doublestar glob against a path; a glob without a
+// MatchGlob matches a doublestar glob against a slash path relative to the
+// root; a glob without a
 // slash also matches the base name anywhere ("*.go" finds every Go file).
-func matchGlob(glob, p string) bool {
+func MatchGlob(glob, p string) bool {
 	if ok, _ := doublestar.Match(glob, p); ok {
 		return true
 	}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/mcpserver"
+)
+
+// tokenEnv holds the bearer token of `ctx serve` when --token is not given.
+const tokenEnv = "CTX_MCP_TOKEN"
+
+type mcpOptions struct {
+	deps        *Deps
+	tools       string
+	noAutoIndex bool
+	// serve only
+	addr  string
+	token string
+}
+
+func newMCPCmd(deps *Deps) *cobra.Command {
+	opts := &mcpOptions{deps: deps}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve ctx to an agent as an MCP server over stdio",
+		Long: `Run a Model Context Protocol server on stdin/stdout for the repository (--repo, else the
+enclosing git work tree, else the current directory). This is the command agent clients launch;
+"ctx setup <client>" writes their configuration. Logs go to stderr.
+
+Tools (default set): codebase_retrieval, get_symbol_definition, find_references, symbol_graph,
+list_files, index_status. --tools all adds index_codebase, get_indexing_status, clear_index,
+search_code, semantic_code_search, search_tests_for, search_config_for, search_callers_for,
+search_importers_for, change_history_for_path and expand_query.
+
+A repository without an index starts indexing in the background on the first call; calls
+answer from the last committed index while a run is in progress.`,
+		Example: `  ctx mcp
+  ctx mcp --repo ~/src/project --tools all`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMCP(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, opts)
+	return cmd
+}
+
+func newServeCmd(deps *Deps) *cobra.Command {
+	opts := &mcpOptions{deps: deps}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve ctx over HTTP: streamable HTTP and SSE MCP transports",
+		Long: `Run the MCP server over HTTP for the repository:
+  /mcp      streamable HTTP transport
+  /sse      SSE transport (older clients)
+  /healthz  200 while the process runs
+  /readyz   200 when the index can answer, else 503 with the fix
+  /tools    the offered tools as JSON
+
+It binds to loopback by default. --token (or $CTX_MCP_TOKEN) requires
+"Authorization: Bearer <token>" on every path but /healthz, and is required to bind any
+other address.`,
+		Example: `  ctx serve --http 127.0.0.1:8765
+  CTX_MCP_TOKEN=secret ctx serve --http 0.0.0.0:8765 --tools all`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.token == "" {
+				opts.token = os.Getenv(tokenEnv)
+			}
+			if err := mcpserver.CheckBind(opts.addr, opts.token); err != nil {
+				return flagError{err}
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	addServerFlags(cmd, opts)
+	cmd.Flags().StringVar(&opts.addr, "http", "127.0.0.1:8765", "address to listen on")
+	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default $"+tokenEnv+")")
+	return cmd
+}
+
+func addServerFlags(cmd *cobra.Command, opts *mcpOptions) {
+	cmd.Flags().StringVar(&opts.tools, "tools", "default", "tool set: default or all")
+	cmd.Flags().BoolVar(&opts.noAutoIndex, "no-auto-index", false, "do not start indexing an unindexed repository on the first call")
+}
+
+// newServer builds the MCP server for the command's repository.
+func (o *mcpOptions) newServer() (*mcpserver.Server, error) {
+	d := o.deps
+	cfg, err := d.config()
+	if err != nil {
+		return nil, err
+	}
+	if o.tools != string(mcpserver.ToolsDefault) && o.tools != string(mcpserver.ToolsAll) {
+		return nil, flagError{fmt.Errorf("--tools %q: want default or all", o.tools)}
+	}
+	root := d.repo
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if root, err = discover.FindRoot(wd); err != nil {
+			return nil, err
+		}
+	}
+	return mcpserver.New(mcpserver.Options{
+		Root: root, Config: cfg, Tools: mcpserver.ToolSet(o.tools), Version: version(),
+		Logger: d.logger(cfg), AutoIndex: !o.noAutoIndex,
+	})
+}
+
+func runMCP(ctx context.Context, opts *mcpOptions) error {
+	s, err := opts.newServer()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	t := &mcp.IOTransport{Reader: io.NopCloser(opts.deps.IO.In), Writer: nopWriteCloser{opts.deps.IO.Out}}
+	err = s.MCP().Run(ctx, t)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func runServe(ctx context.Context, opts *mcpOptions) error {
+	s, err := opts.newServer()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", opts.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.Handler(mcpserver.HTTPOptions{Token: opts.token}), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(opts.deps.IO.ErrOut, "ctx: serving %s on http://%s%s (SSE: %s, health: %s)\n", s.Root(), ln.Addr(), mcpserver.PathMCP, mcpserver.PathSSE, mcpserver.PathHealthz)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shut)
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// version is the module version ctx was built as ("dev" in a work tree).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

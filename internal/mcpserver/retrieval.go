@@ -1,0 +1,572 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/search"
+	"github.com/ctx-dev/ctx/internal/tokens"
+)
+
+// Token budgets of codebase_retrieval, in o200k_base tokens of the text
+// content returned.
+const (
+	// DefaultMaxTokens is the budget of a balanced call without max_tokens.
+	DefaultMaxTokens = 8000
+	// MaxMaxTokens caps any call: larger outputs are refused or cut by
+	// common clients (25k in Claude Code), and an agent reads a page at a
+	// time better than a wall.
+	MaxMaxTokens = 20000
+	// minMaxTokens keeps a page big enough for one useful segment.
+	minMaxTokens = 256
+)
+
+// RetrievalInput is the codebase_retrieval request.
+type RetrievalInput struct {
+	InformationRequest string   `json:"information_request" jsonschema:"what you need to know or find, in natural language or as a symbol, error message or issue text, e.g. 'where are HTTP/2 idle connections closed'"`
+	TechnicalTerms     []string `json:"technical_terms,omitempty" jsonschema:"identifiers, file names or exact phrases you already know that the answer likely contains, e.g. ['closeIdleConns', 'http2']; they add recall, they do not filter"`
+	Mode               string   `json:"mode,omitempty" jsonschema:"quick (top few segments, 4k tokens), balanced (default, 8k tokens) or deep (more candidates and files, 16k tokens)"`
+	IncludeGlobs       []string `json:"include_globs,omitempty" jsonschema:"keep only paths matching one of these globs, relative to the repository root, e.g. ['src/**', '*.go']"`
+	ExcludeGlobs       []string `json:"exclude_globs,omitempty" jsonschema:"drop paths matching any of these globs, e.g. ['**/*_test.go', 'vendor/**']"`
+	Language           []string `json:"language,omitempty" jsonschema:"keep only these languages (go, python, javascript, typescript, java, rust, c, cpp, csharp, ruby, php, ...)"`
+	MaxTokens          int      `json:"max_tokens,omitempty" jsonschema:"token budget of this page (o200k_base tokens of the text returned); default from mode, at most 20000"`
+	MaxFiles           int      `json:"max_files,omitempty" jsonschema:"most distinct files over all pages (default: quick 5, balanced 10, deep 20)"`
+	MaxSegmentsPerFile int      `json:"max_segments_per_file,omitempty" jsonschema:"most segments from one file (default 3)"`
+	OutputFormat       string   `json:"output_format,omitempty" jsonschema:"markdown (default: fenced code under path:lines headings), json, or both"`
+	ReturnDebug        bool     `json:"return_debug,omitempty" jsonschema:"add each segment's per-channel ranks and ranking boosts, and the search statistics"`
+	LowConfidence      string   `json:"low_confidence_behavior,omitempty" jsonschema:"what to return when the best match is weak: return_with_warning (default: everything, with a warning), return_top1 (only the best segment), return_empty (nothing, with the reason)"`
+	Cursor             string   `json:"cursor,omitempty" jsonschema:"the cursor of a truncated previous result, to get its next page; repeat every other argument unchanged"`
+	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository to search, absolute or relative to the server root (default: the server root); must be inside the server root"`
+}
+
+// Segment is one returned piece of code.
+type Segment struct {
+	Path      string  `json:"path" jsonschema:"file path relative to the repository root, with forward slashes"`
+	StartLine int     `json:"start_line" jsonschema:"first line, 1-based, inclusive"`
+	EndLine   int     `json:"end_line" jsonschema:"last line, 1-based, inclusive"`
+	Score     float64 `json:"score" jsonschema:"final ranking score; higher is better, comparable within one call only"`
+	Language  string  `json:"language"`
+	Kind      string  `json:"kind" jsonschema:"function, method, class, type, block, section, ..."`
+	Symbol    string  `json:"symbol,omitempty" jsonschema:"the defined name with its qualifiers, when the segment defines one"`
+	Summary   string  `json:"summary" jsonschema:"one line: what this code is"`
+	Code      string  `json:"code" jsonschema:"the text of the lines"`
+	// ScoreComponents gives, per recall channel that found the segment,
+	// its rank there and the channel's own score.
+	ScoreComponents map[string]search.ChannelHit `json:"score_components" jsonschema:"per recall channel that found it (bm25, code, phrase, symbol, path, mention, bm25-file, dense, dense-rerank): rank (1-based) and that channel's score"`
+	Boosts          []string                     `json:"boosts,omitempty" jsonschema:"ranking adjustments applied (debug only)"`
+	Stale           bool                         `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed; code is read from the current file"`
+	Clipped         bool                         `json:"clipped,omitempty" jsonschema:"the segment alone exceeded the page budget and was cut to fit; read the rest from the file"`
+	Tokens          int                          `json:"tokens" jsonschema:"o200k_base tokens this segment adds to the text"`
+}
+
+// Freshness says how current the answer is.
+type Freshness struct {
+	IndexGeneration int64    `json:"index_generation" jsonschema:"generation of the index the answer came from; grows with every changing index run"`
+	Fresh           bool     `json:"fresh" jsonschema:"false when a returned file changed on disk since it was indexed"`
+	StaleFiles      []string `json:"stale_files,omitempty" jsonschema:"returned files that changed since indexing; run ctx index (or index_codebase) to refresh"`
+}
+
+// RetrievalStats reports the call's cost.
+type RetrievalStats struct {
+	ServerMS  float64 `json:"server_ms" jsonschema:"time in the server for this call, milliseconds"`
+	SearchMS  float64 `json:"search_ms" jsonschema:"of which retrieval and ranking, milliseconds"`
+	QueryKind string  `json:"query_kind" jsonschema:"how the query was read: symbol, natural or long"`
+	Files     int     `json:"files_considered" jsonschema:"distinct files among the ranked candidates"`
+}
+
+// RetrievalOutput is the codebase_retrieval result.
+type RetrievalOutput struct {
+	Query      string    `json:"query"`
+	Segments   []Segment `json:"segments" jsonschema:"this page's segments, grouped by file (files by relevance), lines ascending within a file"`
+	Files      int       `json:"files" jsonschema:"distinct files on this page"`
+	Tokens     int       `json:"tokens" jsonschema:"o200k_base tokens of this page's text content"`
+	MaxTokens  int       `json:"max_tokens" jsonschema:"the page budget applied"`
+	Truncated  bool      `json:"truncated" jsonschema:"more segments remain; call again with cursor"`
+	Cursor     string    `json:"cursor,omitempty" jsonschema:"pass as cursor, with the same other arguments, for the next page"`
+	Remaining  int       `json:"remaining,omitempty" jsonschema:"segments left after this page"`
+	Confidence string    `json:"confidence" jsonschema:"high, medium or low: how strongly the best segment matched"`
+	Warning    string    `json:"warning,omitempty"`
+	Freshness  Freshness `json:"freshness"`
+	// Method says how the answer was produced.
+	Method string         `json:"method" jsonschema:"how the segments were found"`
+	Stats  RetrievalStats `json:"stats"`
+}
+
+// modeParams are a mode's defaults.
+type modeParams struct {
+	limit, tokens, files int
+}
+
+var modes = map[string]modeParams{
+	"quick":    {limit: 10, tokens: 4000, files: 5},
+	"balanced": {limit: 24, tokens: DefaultMaxTokens, files: 10},
+	"deep":     {limit: 48, tokens: 16000, files: 20},
+}
+
+// cursor is the decoded continuation token of a truncated page.
+type cursor struct {
+	Offset int    `json:"o"` // segments already returned
+	Gen    int64  `json:"g"` // index generation of the first page
+	Key    string `json:"k"` // hash of the request's other arguments
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.Offset < 0 || c.Key == "" {
+		return c, fmt.Errorf("cursor %q is not one this server issued; repeat the call without cursor", s)
+	}
+	return c, nil
+}
+
+// requestKey hashes every argument that shapes the page sequence, so a
+// cursor is only accepted for the request that issued it.
+func requestKey(root string, in RetrievalInput) string {
+	in.Cursor, in.ReturnDebug = "", false
+	b, _ := json.Marshal(struct {
+		Root string
+		In   RetrievalInput
+	}{root, in})
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:9])
+}
+
+const retrievalDescription = `Search this codebase and return the exact code that answers a question: file paths, line ranges and the code itself, ranked and packed to a token budget.
+Use it FIRST, instead of grep, find or reading whole files, whenever you need to know where or how something is done, what implements a feature, where an error comes from, or which code an issue or stack trace is about. It understands natural language, identifiers and pasted errors (hybrid BM25 + embeddings + symbol and path signals).
+Results are grouped by file with line numbers; a truncated result carries a cursor for the next page. Follow up on a named symbol with get_symbol_definition or find_references.
+Example: {"information_request": "where are idle HTTP keep-alive connections closed", "technical_terms": ["closeIdleConns"], "mode": "balanced"}`
+
+func (s *Server) addRetrieval() {
+	tool := &mcp.Tool{
+		Name:        "codebase_retrieval",
+		Title:       "Codebase retrieval",
+		Description: retrievalDescription,
+		InputSchema: inputSchema[RetrievalInput](map[string]prop{
+			"mode":                    {enum: []any{"quick", "balanced", "deep"}, def: "balanced"},
+			"output_format":           {enum: []any{"markdown", "json", "both"}, def: "markdown"},
+			"low_confidence_behavior": {enum: []any{"return_with_warning", "return_top1", "return_empty"}, def: "return_with_warning"},
+			"max_tokens":              {min: minMaxTokens, max: MaxMaxTokens},
+			"max_files":               {min: 1, max: 100},
+			"max_segments_per_file":   {min: 1, max: 20},
+		}),
+		Annotations: readOnly("Codebase retrieval"),
+	}
+	addTool(s, tool, s.retrieve)
+}
+
+// retrieve answers codebase_retrieval.
+func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in RetrievalInput) (*mcp.CallToolResult, RetrievalOutput, error) {
+	start := time.Now()
+	var out RetrievalOutput
+	if strings.TrimSpace(in.InformationRequest) == "" && len(in.TechnicalTerms) == 0 {
+		return nil, out, fmt.Errorf("information_request is empty; say what you are looking for")
+	}
+	mode := in.Mode
+	if mode == "" {
+		mode = "balanced"
+	}
+	mp, ok := modes[mode]
+	if !ok {
+		return nil, out, fmt.Errorf("mode %q: want quick, balanced or deep", in.Mode)
+	}
+	format := in.OutputFormat
+	if format == "" {
+		format = "markdown"
+	}
+	if format != "markdown" && format != "json" && format != "both" {
+		return nil, out, fmt.Errorf("output_format %q: want markdown, json or both", in.OutputFormat)
+	}
+	lowConf := in.LowConfidence
+	if lowConf == "" {
+		lowConf = "return_with_warning"
+	}
+	if !slices.Contains([]string{"return_with_warning", "return_top1", "return_empty"}, lowConf) {
+		return nil, out, fmt.Errorf("low_confidence_behavior %q: want return_with_warning, return_top1 or return_empty", in.LowConfidence)
+	}
+	budget := mp.tokens
+	if in.MaxTokens > 0 {
+		budget = in.MaxTokens
+	}
+	budget = min(max(budget, minMaxTokens), MaxMaxTokens)
+	maxFiles := mp.files
+	if in.MaxFiles > 0 {
+		maxFiles = in.MaxFiles
+	}
+	perFile := 3
+	if in.MaxSegmentsPerFile > 0 {
+		perFile = in.MaxSegmentsPerFile
+	}
+	for _, g := range append(slices.Clone(in.IncludeGlobs), in.ExcludeGlobs...) {
+		if !validGlob(g) {
+			return nil, out, fmt.Errorf("bad glob %q", g)
+		}
+	}
+	e, err := s.repoEngine(in.RepoPath)
+	if err != nil {
+		return nil, out, err
+	}
+	key := requestKey(e.Root(), in)
+	var cur cursor
+	if in.Cursor != "" {
+		if cur, err = decodeCursor(in.Cursor); err != nil {
+			return nil, out, err
+		}
+		if cur.Key != key {
+			return nil, out, fmt.Errorf("this cursor belongs to a call with other arguments; repeat the original call's arguments with it, or call again without cursor")
+		}
+	}
+
+	query := strings.TrimSpace(in.InformationRequest)
+	if len(in.TechnicalTerms) > 0 {
+		query = strings.TrimSpace(query + " " + strings.Join(in.TechnicalTerms, " "))
+	}
+	limit := mp.limit
+	if len(in.ExcludeGlobs) > 0 {
+		limit *= 3
+	}
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: in.IncludeGlobs, Full: true})
+	if err != nil {
+		return nil, out, s.explain(e, err)
+	}
+	if in.Cursor != "" && cur.Gen != resp.Stats.IndexGeneration {
+		return nil, out, fmt.Errorf("the index changed since this cursor was issued (generation %d, now %d), so its pages no longer line up; repeat the call without cursor", cur.Gen, resp.Stats.IndexGeneration)
+	}
+	out.Query = query
+	out.Method = "hybrid retrieval (BM25 + embeddings + symbol, path and mention channels, RRF fusion, ranking), grouped by file"
+	out.MaxTokens = budget
+	out.Freshness = Freshness{IndexGeneration: resp.Stats.IndexGeneration, Fresh: resp.Stats.Fresh}
+	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered}
+
+	hits := make([]engine.Hit, 0, len(resp.Results))
+	for _, h := range resp.Results {
+		if excluded(in.ExcludeGlobs, h.Path) {
+			continue
+		}
+		hits = append(hits, h)
+	}
+	out.Confidence = confidence(hits)
+	if out.Confidence == "low" {
+		switch lowConf {
+		case "return_empty":
+			hits = nil
+			out.Warning = "the best match was weak, so nothing is returned (low_confidence_behavior=return_empty); rephrase with identifiers you expect in the code, or widen include_globs/language"
+		case "return_top1":
+			hits = hits[:min(1, len(hits))]
+			out.Warning = "the best match was weak; only it is returned (low_confidence_behavior=return_top1)"
+		default:
+			out.Warning = "the best match was weak: these segments may not answer the request; rephrase with identifiers you expect in the code"
+		}
+	}
+	if len(hits) == 0 && out.Warning == "" {
+		out.Warning = "no code matched the request"
+		if len(in.IncludeGlobs)+len(in.ExcludeGlobs)+len(in.Language) > 0 {
+			out.Warning += " within the given globs and languages; try without them"
+		}
+	}
+	segs := groupSegments(hits, maxFiles, perFile)
+	if cur.Offset > len(segs) {
+		return nil, out, fmt.Errorf("cursor is past the end of the results; repeat the call without cursor")
+	}
+	page := s.paginate(segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
+	out.Segments = page
+	next := cur.Offset + len(page)
+	if next < len(segs) {
+		out.Truncated = true
+		out.Remaining = len(segs) - next
+		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
+	}
+	if !in.ReturnDebug {
+		for i := range out.Segments {
+			out.Segments[i].Boosts = nil
+		}
+	}
+	res := &mcp.CallToolResult{}
+	for {
+		summarize(&out)
+		var parts []string
+		switch format {
+		case "markdown":
+			parts = []string{renderMarkdown(&out)}
+		case "json":
+			parts = []string{mustJSON(out)}
+		case "both":
+			parts = []string{renderMarkdown(&out), mustJSON(out)}
+		}
+		out.Tokens = 0
+		for _, p := range parts {
+			out.Tokens += tokens.Count(p)
+		}
+		// The page was filled by segment counts; the header and footer
+		// estimate can only overshoot by a few tokens: drop the last
+		// segment until the whole text fits.
+		if out.Tokens <= budget || len(out.Segments) <= 1 {
+			res.Content = make([]mcp.Content, len(parts))
+			for i, p := range parts {
+				res.Content[i] = &mcp.TextContent{Text: p}
+			}
+			break
+		}
+		out.Segments = out.Segments[:len(out.Segments)-1]
+		next--
+		out.Truncated, out.Remaining = true, len(segs)-next
+		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
+	}
+	out.Stats.ServerMS = since(start)
+	return res, out, nil
+}
+
+// summarize fills the page's file count and stale files from its
+// segments.
+func summarize(out *RetrievalOutput) {
+	files := map[string]bool{}
+	out.Freshness.StaleFiles = nil
+	for _, sg := range out.Segments {
+		if sg.Stale && !files[sg.Path] {
+			out.Freshness.StaleFiles = append(out.Freshness.StaleFiles, sg.Path)
+		}
+		files[sg.Path] = true
+	}
+	out.Files = len(files)
+}
+
+// groupSegments orders hits for reading: files by their best hit,
+// lines ascending within a file, at most perFile segments per file and
+// maxFiles files; a hit inside an earlier one of its file is dropped.
+func groupSegments(hits []engine.Hit, maxFiles, perFile int) []engine.Hit {
+	var order []string
+	byFile := map[string][]engine.Hit{}
+	for _, h := range hits {
+		if _, ok := byFile[h.Path]; !ok {
+			if len(order) == maxFiles {
+				continue
+			}
+			order = append(order, h.Path)
+		}
+		if len(byFile[h.Path]) == perFile {
+			continue
+		}
+		inside := false
+		for _, o := range byFile[h.Path] {
+			if h.StartLine >= o.StartLine && h.EndLine <= o.EndLine {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			byFile[h.Path] = append(byFile[h.Path], h)
+		}
+	}
+	var out []engine.Hit
+	for _, p := range order {
+		fs := byFile[p]
+		slices.SortFunc(fs, func(a, b engine.Hit) int { return a.StartLine - b.StartLine })
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// paginate takes segments from the front of hits while their rendering
+// fits in budget tokens (counting the page header), and clips a first
+// segment that alone does not fit.
+func (s *Server) paginate(hits []engine.Hit, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
+	used := tokens.Count(renderHeader(out, 0, 0)) + tokens.Count(out.Warning) + footerTokens
+	if format != "markdown" {
+		used += jsonOverhead
+	}
+	var page []Segment
+	for _, h := range hits {
+		sg := Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Score: h.Score, Language: h.Language, Kind: h.Kind,
+			Symbol: h.Symbol, Summary: h.Summary, Code: h.Code, ScoreComponents: h.Channels, Stale: h.Stale}
+		if debug {
+			sg.Boosts = h.Boosts
+		}
+		if sg.ScoreComponents == nil {
+			sg.ScoreComponents = map[string]search.ChannelHit{}
+		}
+		sg.Tokens = segmentTokens(&sg, format)
+		if used+sg.Tokens > budget {
+			if len(page) > 0 {
+				break
+			}
+			clip(&sg, budget-used, format)
+		}
+		used += sg.Tokens
+		page = append(page, sg)
+	}
+	out.Tokens = used
+	return page
+}
+
+// footerTokens reserves room for the truncation footer and cursor, and
+// jsonOverhead for the JSON text's fields around the segments (stats,
+// freshness, method: about 150 tokens measured).
+const (
+	footerTokens = 60
+	jsonOverhead = 200
+)
+
+// segmentTokens counts what a segment adds to the text content.
+func segmentTokens(sg *Segment, format string) int {
+	n := 0
+	if format != "json" {
+		n += tokens.Count(renderSegment(sg))
+	}
+	if format != "markdown" {
+		b, _ := json.Marshal(sg)
+		n += tokens.Count(string(b))
+	}
+	return n
+}
+
+// clip cuts a segment's code at a line boundary until it fits avail
+// tokens (keeping at least its first line), and marks it clipped.
+func clip(sg *Segment, avail int, format string) {
+	lines := strings.SplitAfter(sg.Code, "\n")
+	lo, hi := 1, len(lines)
+	full := sg.Code
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		sg.Code = strings.Join(lines[:mid], "")
+		if segmentTokens(sg, format) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo < len(lines) || segmentTokens(sg, format) > avail {
+		sg.Code = strings.Join(lines[:lo], "")
+		sg.EndLine = sg.StartLine + strings.Count(strings.TrimSuffix(sg.Code, "\n"), "\n")
+		sg.Clipped = sg.Code != full
+	}
+	sg.Tokens = segmentTokens(sg, format)
+}
+
+// renderHeader is the page's first line.
+func renderHeader(out *RetrievalOutput, segs, files int) string {
+	return fmt.Sprintf("# ctx: %d segments from %d files for %q (confidence %s, index generation %d)\n\n", segs, files, out.Query, out.Confidence, out.Freshness.IndexGeneration)
+}
+
+// renderSegment is one segment in markdown.
+func renderSegment(sg *Segment) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s:%d-%d", sg.Path, sg.StartLine, sg.EndLine)
+	if sg.Symbol != "" {
+		fmt.Fprintf(&b, " · %s %s", sg.Kind, sg.Symbol)
+	} else if sg.Kind != "" {
+		fmt.Fprintf(&b, " · %s", sg.Kind)
+	}
+	fmt.Fprintf(&b, " · score %.3g", sg.Score)
+	if sg.Stale {
+		b.WriteString(" · STALE: file changed since indexing")
+	}
+	if sg.Clipped {
+		b.WriteString(" · clipped to the budget")
+	}
+	b.WriteString("\n")
+	fence := "```"
+	for strings.Contains(sg.Code, fence) {
+		fence += "`"
+	}
+	fmt.Fprintf(&b, "%s%s\n%s", fence, fenceLang(sg.Language, sg.Path), sg.Code)
+	if !strings.HasSuffix(sg.Code, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence + "\n\n")
+	return b.String()
+}
+
+func fenceLang(lang, p string) string {
+	if lang != "" && lang != "text" {
+		return lang
+	}
+	return strings.TrimPrefix(path.Ext(p), ".")
+}
+
+// renderMarkdown is the whole page as markdown.
+func renderMarkdown(out *RetrievalOutput) string {
+	var b strings.Builder
+	b.WriteString(renderHeader(out, len(out.Segments), out.Files))
+	if out.Warning != "" {
+		fmt.Fprintf(&b, "> warning: %s\n\n", out.Warning)
+	}
+	for i := range out.Segments {
+		b.WriteString(renderSegment(&out.Segments[i]))
+	}
+	if len(out.Freshness.StaleFiles) > 0 {
+		fmt.Fprintf(&b, "> stale: %s changed since indexing; run `ctx index` to refresh.\n", strings.Join(out.Freshness.StaleFiles, ", "))
+	}
+	if out.Truncated {
+		fmt.Fprintf(&b, "> truncated at %d tokens: %d more segments. Call again with the same arguments and cursor=%q.\n", out.MaxTokens, out.Remaining, out.Cursor)
+	}
+	return b.String()
+}
+
+// confidence grades the best hit: high when at least two recall channels
+// rank it in their top 3 (or the symbol or mention channel ranks it
+// first), low when no lexical channel has it in its top 20 and its
+// embedding similarity is weak (dense score below 0.35), else medium.
+// An empty list is low.
+func confidence(hits []engine.Hit) string {
+	if len(hits) == 0 {
+		return "low"
+	}
+	ch := hits[0].Channels
+	top3 := 0
+	lexical := false
+	for name, c := range ch {
+		if name == "dense-rerank" {
+			continue
+		}
+		if c.Rank <= 3 {
+			top3++
+		}
+		if (name == "symbol" || name == "mention") && c.Rank == 1 {
+			return "high"
+		}
+		if name != "dense" && c.Rank <= 20 {
+			lexical = true
+		}
+	}
+	if top3 >= 2 {
+		return "high"
+	}
+	if d, ok := ch["dense"]; !lexical && (!ok || d.Score < 0.35) {
+		return "low"
+	}
+	return "medium"
+}
+
+func excluded(globs []string, p string) bool {
+	for _, g := range globs {
+		if engine.MatchGlob(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("{\"error\": %q}", err.Error())
+	}
+	return string(b)
+}

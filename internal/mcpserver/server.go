@@ -1,0 +1,252 @@
+// Package mcpserver serves ctx's retrieval to coding agents over the Model
+// Context Protocol, with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): stdio for `ctx mcp`,
+// streamable HTTP and SSE for `ctx serve`.
+//
+// Every tool answers from the engine's last committed index state, so
+// calls never wait for an index run. A missing, stale or broken index is
+// an isError result that names the command (or tool) that fixes it, never
+// an empty list; only protocol faults are JSON-RPC errors.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// ToolSet names which tools a server offers.
+type ToolSet string
+
+const (
+	// ToolsDefault is the small set agents choose well from.
+	ToolsDefault ToolSet = "default"
+	// ToolsAll adds indexing control and the specialised searches.
+	ToolsAll ToolSet = "all"
+)
+
+// Options configures [New].
+type Options struct {
+	// Root is the server's root: the default repository, and the
+	// directory every repo_path must stay inside.
+	Root   string
+	Config config.Config
+	Tools  ToolSet
+	// Version is reported to clients in the initialize result.
+	Version string
+	// Logger receives server records; nil discards them.
+	Logger *slog.Logger
+	// Embedder overrides the configured embedding provider (tests).
+	Embedder embed.Provider
+	// AutoIndex starts a background index run when a tool is called on a
+	// repository that has none (default true through [New]'s callers;
+	// tests turn it off to see the error).
+	AutoIndex bool
+}
+
+// Server is one MCP server over one root. It is safe for concurrent use:
+// the SDK runs tool calls in parallel.
+type Server struct {
+	opts Options
+	root string // absolute, symlink-resolved
+	log  *slog.Logger
+	mcp  *mcp.Server
+	// tools lists the registered tools in registration order, for
+	// GET /tools.
+	tools []*mcp.Tool
+
+	mu      sync.Mutex
+	engines map[string]*engine.Engine // by repository root
+	jobs    map[string]*indexJob      // by repository root
+	closed  bool
+}
+
+// New builds a server for opts.Root (which must be an existing
+// directory) with the tools of opts.Tools. Errors: a bad root, an
+// embedding provider that cannot be configured.
+func New(opts Options) (*Server, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %v", opts.Root, err)
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("server root: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("server root %s: not a directory", root)
+	}
+	if opts.Tools == "" {
+		opts.Tools = ToolsDefault
+	}
+	if opts.Tools != ToolsDefault && opts.Tools != ToolsAll {
+		return nil, fmt.Errorf("unknown tool set %q (want default or all)", opts.Tools)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, root: root, log: opts.Logger, engines: map[string]*engine.Engine{}, jobs: map[string]*indexJob{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	// Open the root's engine now, so a misconfigured provider fails at
+	// start rather than on the first call.
+	if _, err := s.engine(root); err != nil {
+		return nil, err
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ctx", Title: "ctx codebase context", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: serverInstructions,
+		Logger:       s.log,
+	})
+	s.addDefaultTools()
+	if opts.Tools == ToolsAll {
+		s.addAllTools()
+	}
+	return s, nil
+}
+
+// serverInstructions is sent to clients at initialize; clients that show
+// it to the model learn when to reach for ctx.
+const serverInstructions = `ctx indexes this repository (BM25 + embeddings + symbol and path signals) and returns the exact files and line ranges that answer a question, packed to a token budget.
+Prefer codebase_retrieval over grep or reading whole files for any question about where or how something is done ("where is auth handled", "how are retries configured", an error message, an issue text).
+Use get_symbol_definition, find_references and symbol_graph for a named symbol. Use grep only for exact string literals.
+If a tool says the index is missing or stale, call index_status and follow its fix.`
+
+// MCP returns the SDK server, to run on a transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Root returns the server's root directory.
+func (s *Server) Root() string { return s.root }
+
+// Tools returns the offered tools in registration order.
+func (s *Server) Tools() []*mcp.Tool { return slices.Clone(s.tools) }
+
+// Close stops background index runs and releases open indexes.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	jobs := make([]*indexJob, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		jobs = append(jobs, j)
+	}
+	engines := s.engines
+	s.engines = map[string]*engine.Engine{}
+	s.mu.Unlock()
+	for _, j := range jobs {
+		j.cancel()
+		<-j.done
+	}
+	for _, e := range engines {
+		e.Close()
+	}
+	return nil
+}
+
+// engine returns the kept-open engine of a repository root.
+func (s *Server) engine(root string) (*engine.Engine, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.engines[root]; ok {
+		return e, nil
+	}
+	e, err := engine.Open(s.opts.Config, root, &engine.Options{Logger: s.log, Embedder: s.opts.Embedder, KeepOpen: true})
+	if err != nil {
+		return nil, err
+	}
+	s.engines[root] = e
+	return e, nil
+}
+
+// errOutsideRoot is a repo_path that leaves the server's root.
+var errOutsideRoot = errors.New("outside the server root")
+
+// resolveRepo turns a tool's repo_path into a repository root: "" is
+// the server root; a relative path is taken from the server root; the
+// result (symlinks resolved) must be the server root or inside it, and
+// an existing directory.
+func (s *Server) resolveRepo(repoPath string) (string, error) {
+	if repoPath == "" {
+		return s.root, nil
+	}
+	p := repoPath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.root, p)
+	}
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	} else if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("repo_path %q does not exist", repoPath)
+	} else {
+		return "", fmt.Errorf("repo_path %q: %v", repoPath, err)
+	}
+	if !within(s.root, p) {
+		return "", fmt.Errorf("repo_path %q is %w %s; pass a directory inside it, or start the server at a root that contains it", repoPath, errOutsideRoot, s.root)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("repo_path %q: %v", repoPath, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("repo_path %q is not a directory", repoPath)
+	}
+	return p, nil
+}
+
+// within reports whether p is root or below it (both clean and absolute).
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// repoEngine resolves repo_path and returns its engine.
+func (s *Server) repoEngine(repoPath string) (*engine.Engine, error) {
+	root, err := s.resolveRepo(repoPath)
+	if err != nil {
+		return nil, err
+	}
+	return s.engine(root)
+}
+
+// explain turns an engine error into the message a tool returns: what is
+// wrong and what fixes it. A repository with no index gets a background
+// index run (when AutoIndex is on), and the message says so.
+func (s *Server) explain(e *engine.Engine, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrNotIndexed):
+		if s.opts.AutoIndex {
+			j := s.startIndex(e, false)
+			return fmt.Errorf("%s is not indexed yet; ctx started indexing it in the background (%s). Call get_indexing_status or index_status to follow it, and retry this call when it is done (typically seconds to a minute). To index by hand: ctx index --repo %s", e.Root(), j.describe(), e.Root())
+		}
+		return fmt.Errorf("%s is not indexed; run `ctx index --repo %s` (or call index_codebase)", e.Root(), e.Root())
+	case errors.Is(err, engine.ErrStale):
+		return fmt.Errorf("the index of %s was built by another ctx build or embedding model and cannot be searched; run `ctx index --repo %s` to rebuild it (or call index_codebase)", e.Root(), e.Root())
+	case errors.Is(err, engine.ErrEmptyIndex):
+		return fmt.Errorf("the index of %s holds no code: nothing under it was indexable; see index_status for what was skipped and why", e.Root())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("canceled: %v", err)
+	}
+	return fmt.Errorf("%v; if the index is damaged, rebuild it with `ctx index --rebuild --repo %s`", err, e.Root())
+}
+
+// since formats a duration in ms with one decimal.
+func since(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}

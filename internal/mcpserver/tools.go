@@ -1,0 +1,488 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// prop adjusts one property of an inferred input schema.
+type prop struct {
+	enum     []any
+	def      any
+	min, max float64
+}
+
+// inputSchema infers the JSON schema of T (descriptions come from the
+// jsonschema struct tags; fields with omitempty are optional) and adds
+// enums, defaults and bounds the tags cannot carry.
+func inputSchema[T any](props map[string]prop) *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	for name, p := range props {
+		ps, ok := sch.Properties[name]
+		if !ok {
+			panic(fmt.Sprintf("mcpserver: schema of %T has no property %q", *new(T), name))
+		}
+		ps.Enum = p.enum
+		if p.def != nil {
+			b, _ := json.Marshal(p.def)
+			ps.Default = b
+		}
+		if p.min != 0 || p.max != 0 {
+			lo, hi := p.min, p.max
+			ps.Minimum, ps.Maximum = &lo, &hi
+		}
+	}
+	return sch
+}
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(false)}
+}
+
+// addTool registers a typed tool and remembers it for GET /tools.
+func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(s.mcp, t, h)
+	s.tools = append(s.tools, t)
+}
+
+// validGlob reports whether a doublestar pattern parses.
+func validGlob(g string) bool { return doublestar.ValidatePattern(g) }
+
+func (s *Server) addDefaultTools() {
+	s.addRetrieval()
+	s.addDefinition()
+	s.addReferences()
+	s.addSymbolGraph()
+	s.addListFiles()
+	s.addIndexStatus()
+}
+
+// DefinitionInput is the get_symbol_definition request.
+type DefinitionInput struct {
+	Symbol     string `json:"symbol" jsonschema:"the name to look up, bare or qualified: 'Shutdown', 'http.Server', '(*Server).Shutdown', 'pkg.module.func'"`
+	HintPath   string `json:"hint_path,omitempty" jsonschema:"a file or directory where you saw the symbol used; definitions near it rank first"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"most definitions returned (default 5)"`
+	RepoPath   string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+}
+
+// DefinitionOutput is the get_symbol_definition result.
+type DefinitionOutput struct {
+	Symbol      string              `json:"symbol"`
+	Definitions []engine.Definition `json:"definitions" jsonschema:"best first, each with its code"`
+	Method      string              `json:"method" jsonschema:"how the definitions were found"`
+	ServerMS    float64             `json:"server_ms" jsonschema:"time in the server, milliseconds"`
+}
+
+func (s *Server) addDefinition() {
+	addTool(s, &mcp.Tool{
+		Name:  "get_symbol_definition",
+		Title: "Symbol definition",
+		Description: `Find where a function, method, type, class, constant or variable is defined, and return its code with path and line range.
+Use it when you know a symbol's name and need its definition, signature or doc comment, instead of grepping for "func X" or "class X". Qualifiers narrow it down ('http.Server' or '(*Server).Shutdown'); hint_path prefers definitions near a file you are reading.
+Example: {"symbol": "Server.Shutdown", "hint_path": "net/http/server.go"}`,
+		InputSchema: inputSchema[DefinitionInput](map[string]prop{"max_results": {def: 5, min: 1, max: 50}}),
+		Annotations: readOnly("Symbol definition"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in DefinitionInput) (*mcp.CallToolResult, DefinitionOutput, error) {
+		start := time.Now()
+		out := DefinitionOutput{Symbol: in.Symbol, Method: engine.LookupMethod}
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		n := in.MaxResults
+		if n <= 0 {
+			n = 5
+		}
+		defs, err := e.Definitions(ctx, in.Symbol, in.HintPath, n, true)
+		if err != nil {
+			return nil, out, s.explain(e, err)
+		}
+		if len(defs) == 0 {
+			return nil, out, fmt.Errorf("no definition of %q in the index of %s (searched defined names of functions, types, classes, constants and variables); check the spelling, try the bare name, or use codebase_retrieval", in.Symbol, e.Root())
+		}
+		out.Definitions = defs
+		out.ServerMS = since(start)
+		return textResult(renderDefinitions(out)), out, nil
+	})
+}
+
+func renderDefinitions(out DefinitionOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %d definitions of %s (%s)\n\n", len(out.Definitions), out.Symbol, out.Method)
+	for _, d := range out.Definitions {
+		fmt.Fprintf(&b, "## %s:%d-%d · %s %s · confidence %.2f", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol, d.Confidence)
+		if d.Stale {
+			b.WriteString(" · STALE")
+		}
+		fmt.Fprintf(&b, "\n```%s\n%s", d.Language, d.Code)
+		if !strings.HasSuffix(d.Code, "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("```\n\n")
+	}
+	return b.String()
+}
+
+// ReferencesInput is the find_references request.
+type ReferencesInput struct {
+	Symbol            string `json:"symbol" jsonschema:"the name whose uses you want, bare or qualified (the bare name is matched as a whole word, case-sensitively)"`
+	ExcludeDefinition bool   `json:"exclude_definition,omitempty" jsonschema:"leave out the lines that define the symbol"`
+	MaxResults        int    `json:"max_results,omitempty" jsonschema:"most references returned (default 50)"`
+	RepoPath          string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+}
+
+// ReferencesOutput is the find_references result.
+type ReferencesOutput struct {
+	Symbol     string             `json:"symbol"`
+	References []engine.Reference `json:"references" jsonschema:"ordered by path and line"`
+	Truncated  bool               `json:"truncated" jsonschema:"max_results was reached; more references may exist"`
+	Method     string             `json:"method"`
+	ServerMS   float64            `json:"server_ms"`
+}
+
+func (s *Server) addReferences() {
+	addTool(s, &mcp.Tool{
+		Name:  "find_references",
+		Title: "Find references",
+		Description: `List every line that uses a symbol (calls, imports, type uses, mentions), with path, line, column, the line's text, the enclosing function and a kind (call, import, definition, reference).
+Use it before changing or renaming a function or type, to see who depends on it, instead of grepping for the name.
+Example: {"symbol": "ReadMIMEHeader", "exclude_definition": true}`,
+		InputSchema: inputSchema[ReferencesInput](map[string]prop{"max_results": {def: 50, min: 1, max: 1000}}),
+		Annotations: readOnly("Find references"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ReferencesInput) (*mcp.CallToolResult, ReferencesOutput, error) {
+		return s.references(ctx, in, nil)
+	})
+}
+
+func (s *Server) references(ctx context.Context, in ReferencesInput, kinds []string) (*mcp.CallToolResult, ReferencesOutput, error) {
+	start := time.Now()
+	out := ReferencesOutput{Symbol: in.Symbol, Method: engine.LookupMethod}
+	e, err := s.repoEngine(in.RepoPath)
+	if err != nil {
+		return nil, out, err
+	}
+	n := in.MaxResults
+	if n <= 0 {
+		n = 50
+	}
+	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1})
+	if err != nil {
+		return nil, out, s.explain(e, err)
+	}
+	if len(refs) > n {
+		refs, out.Truncated = refs[:n], true
+	}
+	out.References = refs
+	if out.References == nil {
+		out.References = []engine.Reference{}
+	}
+	out.ServerMS = since(start)
+	return textResult(renderReferences(out, kinds)), out, nil
+}
+
+func renderReferences(out ReferencesOutput, kinds []string) string {
+	var b strings.Builder
+	what := "references to"
+	if len(kinds) > 0 {
+		what = strings.Join(kinds, "/") + " references to"
+	}
+	fmt.Fprintf(&b, "# %d %s %s (%s)\n", len(out.References), what, out.Symbol, out.Method)
+	if len(out.References) == 0 {
+		b.WriteString("\nNo line in the index uses this name as a whole word.\n")
+	}
+	for _, r := range out.References {
+		fmt.Fprintf(&b, "%s:%d:%d [%s", r.Path, r.Line, r.Column, r.Kind)
+		if r.Enclosing != "" {
+			fmt.Fprintf(&b, " in %s", r.Enclosing)
+		}
+		fmt.Fprintf(&b, "] %s\n", r.Text)
+	}
+	if out.Truncated {
+		b.WriteString("(truncated at max_results)\n")
+	}
+	return b.String()
+}
+
+// SymbolGraphInput is the symbol_graph request.
+type SymbolGraphInput struct {
+	Symbol    string `json:"symbol" jsonschema:"the function, type or module name"`
+	QueryType string `json:"query_type" jsonschema:"callers (lines that call it), definition (where it is defined), or importers (import statements that name it)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most results (default 20)"`
+	RepoPath  string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+}
+
+// SymbolGraphOutput is the symbol_graph result: definitions for
+// query_type definition, references otherwise.
+type SymbolGraphOutput struct {
+	Symbol      string              `json:"symbol"`
+	QueryType   string              `json:"query_type"`
+	Definitions []engine.Definition `json:"definitions,omitempty"`
+	References  []engine.Reference  `json:"references,omitempty"`
+	Truncated   bool                `json:"truncated"`
+	Method      string              `json:"method"`
+	ServerMS    float64             `json:"server_ms"`
+}
+
+func (s *Server) addSymbolGraph() {
+	addTool(s, &mcp.Tool{
+		Name:  "symbol_graph",
+		Title: "Symbol graph",
+		Description: `Answer a structural question about one symbol: who calls it (callers), where it is defined (definition), or which files import it (importers).
+Use it to trace impact and dependencies ("what calls parseConfig?", "which files import the auth module?") instead of grepping.
+Example: {"symbol": "parseConfig", "query_type": "callers", "limit": 20}`,
+		InputSchema: inputSchema[SymbolGraphInput](map[string]prop{
+			"query_type": {enum: []any{"callers", "definition", "importers"}},
+			"limit":      {def: 20, min: 1, max: 500},
+		}),
+		Annotations: readOnly("Symbol graph"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in SymbolGraphInput) (*mcp.CallToolResult, SymbolGraphOutput, error) {
+		return s.symbolGraph(ctx, in)
+	})
+}
+
+func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.CallToolResult, SymbolGraphOutput, error) {
+	start := time.Now()
+	out := SymbolGraphOutput{Symbol: in.Symbol, QueryType: in.QueryType, Method: engine.LookupMethod}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	switch in.QueryType {
+	case "definition":
+		res, d, err := s.definitionsFor(ctx, in.Symbol, in.RepoPath, limit)
+		if err != nil {
+			return nil, out, err
+		}
+		out.Definitions = d
+		out.ServerMS = since(start)
+		return res, out, nil
+	case "callers", "importers":
+		kind := map[string]string{"callers": "call", "importers": "import"}[in.QueryType]
+		_, ro, err := s.references(ctx, ReferencesInput{Symbol: in.Symbol, MaxResults: limit, ExcludeDefinition: true, RepoPath: in.RepoPath}, []string{kind})
+		if err != nil {
+			return nil, out, err
+		}
+		out.References, out.Truncated = ro.References, ro.Truncated
+		out.ServerMS = since(start)
+		return textResult(renderReferences(ro, []string{kind})), out, nil
+	}
+	return nil, out, fmt.Errorf("query_type %q: want callers, definition or importers", in.QueryType)
+}
+
+func (s *Server) definitionsFor(ctx context.Context, symbol, repoPath string, n int) (*mcp.CallToolResult, []engine.Definition, error) {
+	e, err := s.repoEngine(repoPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defs, err := e.Definitions(ctx, symbol, "", n, true)
+	if err != nil {
+		return nil, nil, s.explain(e, err)
+	}
+	if len(defs) == 0 {
+		return nil, nil, fmt.Errorf("no definition of %q in the index of %s; check the spelling or use codebase_retrieval", symbol, e.Root())
+	}
+	return textResult(renderDefinitions(DefinitionOutput{Symbol: symbol, Definitions: defs, Method: engine.LookupMethod})), defs, nil
+}
+
+// ListFilesInput is the list_files request.
+type ListFilesInput struct {
+	Glob       string   `json:"glob,omitempty" jsonschema:"doublestar glob relative to the repository root, e.g. 'src/**/*.ts'; a glob without '/' matches base names anywhere ('*.go'); empty lists all"`
+	Language   []string `json:"language,omitempty" jsonschema:"keep only these languages"`
+	MaxResults int      `json:"max_results,omitempty" jsonschema:"most files returned (default 200)"`
+	RepoPath   string   `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+}
+
+// ListFilesOutput is the list_files result.
+type ListFilesOutput struct {
+	Files     []engine.FileEntry `json:"files" jsonschema:"sorted by path"`
+	Total     int                `json:"total" jsonschema:"files matching in all"`
+	Truncated bool               `json:"truncated"`
+	ServerMS  float64            `json:"server_ms"`
+}
+
+func (s *Server) addListFiles() {
+	addTool(s, &mcp.Tool{
+		Name:  "list_files",
+		Title: "List indexed files",
+		Description: `List the repository's indexed files (path, language, lines, bytes) matching a glob and languages. Secrets, generated, vendored, binary and ignored files are not indexed and not listed.
+Use it to see a project's layout or find files by name pattern, instead of ls/find.
+Example: {"glob": "net/http/**/*_test.go", "max_results": 50}`,
+		InputSchema: inputSchema[ListFilesInput](map[string]prop{"max_results": {def: 200, min: 1, max: 10000}}),
+		Annotations: readOnly("List indexed files"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ListFilesInput) (*mcp.CallToolResult, ListFilesOutput, error) {
+		start := time.Now()
+		var out ListFilesOutput
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		n := in.MaxResults
+		if n <= 0 {
+			n = 200
+		}
+		files, total, err := e.Files(ctx, in.Glob, in.Language, n)
+		if err != nil {
+			return nil, out, s.explain(e, err)
+		}
+		out.Files, out.Total, out.Truncated = files, total, total > len(files)
+		if out.Files == nil {
+			out.Files = []engine.FileEntry{}
+		}
+		out.ServerMS = since(start)
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %d of %d files\n", len(files), total)
+		for _, f := range files {
+			fmt.Fprintf(&b, "%s (%s, %d lines)\n", f.Path, f.Language, f.Lines)
+		}
+		return textResult(b.String()), out, nil
+	})
+}
+
+// IndexStatusInput is the index_status request.
+type IndexStatusInput struct {
+	RepoPath string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+}
+
+// Health is one problem with the index and the command that fixes it.
+type Health struct {
+	Problem string `json:"problem"`
+	Fix     string `json:"fix" jsonschema:"the command (or tool call) that fixes it"`
+}
+
+// IndexStatusOutput is the index_status result.
+type IndexStatusOutput struct {
+	Indexed bool           `json:"indexed"`
+	Status  *engine.Status `json:"status,omitempty" jsonschema:"counts, identity, size and freshness of the index"`
+	// Fresh is true when no indexed file changed on disk since the last
+	// run and no file was added or deleted.
+	Fresh    bool            `json:"fresh"`
+	Indexing *IndexingStatus `json:"indexing,omitempty" jsonschema:"the background index run this server started, if any"`
+	Health   []Health        `json:"health" jsonschema:"problems found, each with its fix; empty when healthy"`
+	ServerMS float64         `json:"server_ms"`
+}
+
+func (s *Server) addIndexStatus() {
+	addTool(s, &mcp.Tool{
+		Name:  "index_status",
+		Title: "Index status",
+		Description: `Report the repository index: files, chunks and embeddings, languages, skipped files by reason, last index time and generation, the embedding model, whether files changed since, a background index run's progress, and health warnings each with the command that fixes it.
+Use it when results look wrong, missing or stale, or before relying on ctx in a repository you have not used it in.
+Example: {}`,
+		InputSchema: inputSchema[IndexStatusInput](nil),
+		Annotations: readOnly("Index status"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IndexStatusInput) (*mcp.CallToolResult, IndexStatusOutput, error) {
+		start := time.Now()
+		out := IndexStatusOutput{Health: []Health{}}
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		if j := s.job(e.Root()); j != nil {
+			st := j.status()
+			out.Indexing = &st
+		}
+		st, err := e.Status(ctx)
+		switch {
+		case err == nil:
+			out.Indexed, out.Status = true, st
+			out.Health = health(e.Root(), st, out.Indexing)
+			out.Fresh = st.Changed+st.Added+st.Deleted == 0 && !st.Stale && !st.Incomplete
+		case isNotIndexed(err):
+			fix := fmt.Sprintf("ctx index --repo %s (or call index_codebase)", e.Root())
+			if out.Indexing != nil && (out.Indexing.Phase == "scanning" || out.Indexing.Phase == "indexing") {
+				fix = "wait: this server is indexing it now (see indexing)"
+			}
+			out.Health = append(out.Health, Health{Problem: "not indexed", Fix: fix})
+		default:
+			return nil, out, s.explain(e, err)
+		}
+		out.ServerMS = since(start)
+		return textResult(renderStatus(e.Root(), out)), out, nil
+	})
+}
+
+// health lists what is wrong with an index and how to fix it.
+func health(root string, st *engine.Status, job *IndexingStatus) []Health {
+	out := []Health{}
+	reindex := fmt.Sprintf("ctx index --repo %s (or call index_codebase)", root)
+	if st.Incomplete {
+		out = append(out, Health{Problem: "the first index run did not finish", Fix: reindex})
+	}
+	if st.Stale {
+		out = append(out, Health{Problem: fmt.Sprintf("built by another ctx build or embedding model (stored identity %s, this build %s); searches fail until it is rebuilt", st.StoredIdentity, st.Identity.Hash), Fix: reindex})
+	}
+	if n := st.Changed + st.Added + st.Deleted; n > 0 {
+		out = append(out, Health{Problem: fmt.Sprintf("%d files changed, %d added and %d deleted since the last index run; results may be out of date", st.Changed, st.Added, st.Deleted), Fix: reindex})
+	}
+	if st.Chunks == 0 && !st.Incomplete {
+		out = append(out, Health{Problem: "the index holds no code: nothing was indexable (see skips)", Fix: "check the repository path, .gitignore and CTX_EXCLUDE"})
+	}
+	if st.Identity.Model != "none" && st.Vectors == 0 && st.Chunks > 0 {
+		out = append(out, Health{Problem: "no embeddings stored: only lexical search works", Fix: fmt.Sprintf("ctx index --rebuild --repo %s", root)})
+	}
+	if job != nil && job.Phase == "failed" {
+		out = append(out, Health{Problem: "the last background index run failed: " + job.Error, Fix: reindex})
+	}
+	return out
+}
+
+func renderStatus(root string, out IndexStatusOutput) string {
+	var b strings.Builder
+	if !out.Indexed {
+		fmt.Fprintf(&b, "%s is not indexed.\n", root)
+	} else {
+		st := out.Status
+		fmt.Fprintf(&b, "root: %s\nindex: %s (%d bytes)\nfiles: %d, chunks: %d, embeddings: %d\nsearch: %s\nlast indexed: %s (generation %d)\nfresh: %v\n",
+			st.Root, st.IndexPath, st.IndexBytes, st.Files, st.Chunks, st.Vectors, st.Semantic, st.LastIndexed.Format(time.RFC3339), st.Generation, out.Fresh)
+		if len(st.Skips) > 0 {
+			b.WriteString("skipped:")
+			for _, k := range sortedKeys(st.Skips) {
+				fmt.Fprintf(&b, " %s %d", k, st.Skips[k])
+			}
+			b.WriteString("\n")
+		}
+	}
+	if j := out.Indexing; j != nil {
+		fmt.Fprintf(&b, "background index run: %s, %d/%d files (%.0f%%)", j.Phase, j.FilesDone, j.FilesTotal, j.Percent)
+		if j.Error != "" {
+			fmt.Fprintf(&b, ", error: %s", j.Error)
+		}
+		b.WriteString("\n")
+	}
+	if len(out.Health) == 0 {
+		b.WriteString("health: ok\n")
+	}
+	for _, h := range out.Health {
+		fmt.Fprintf(&b, "problem: %s\n  fix: %s\n", h.Problem, h.Fix)
+	}
+	return b.String()
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func isNotIndexed(err error) bool { return errors.Is(err, engine.ErrNotIndexed) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
