@@ -2,10 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
