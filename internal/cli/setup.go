@@ -144,8 +144,7 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 		fmt.Fprintf(w, "%s %s\n", c.Action(), show(c.Path))
 	}
 	if d.IO.ErrTTY {
-		fmt.Fprintf(d.IO.ErrOut, "%s starts the server as: %s\nRestart %s (or reload its MCP servers) to use it.\n",
-			setup.Title(opts.client), o.Command+" mcp", setup.Title(opts.client))
+		fmt.Fprintf(d.IO.ErrOut, "Restart %s, or reload its MCP servers, to start ctx (%s mcp).\n", setup.Title(opts.client), o.Command)
 	}
 	return nil
 }
