@@ -141,12 +141,12 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 			h.close()
 		}
 	}
-	gen, err := generation(ctx, h.db)
+	gen, stored, err := generation(ctx, h.db)
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
-	if cur != nil && cur.gen == gen {
+	if cur != nil && cur.gen == gen && cur.stored == stored {
 		return cur, release, nil
 	}
 	v, err := readView(ctx, h.db)
@@ -155,7 +155,7 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 		return nil, nil, err
 	}
 	e.mu.Lock()
-	if h.view == nil || h.view.gen < v.gen {
+	if h.view == nil || h.view.gen <= v.gen {
 		h.view = v
 	}
 	e.mu.Unlock()
@@ -188,15 +188,15 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-func generation(ctx context.Context, db *store.DB) (int64, error) {
-	s, err := db.Meta(ctx, store.MetaGeneration)
+// generation reads the committed generation and identity in one
+// statement: a kept view is current while both are unchanged.
+func generation(ctx context.Context, db *store.DB) (int64, string, error) {
+	kv, err := db.MetaKeys(ctx, store.MetaGeneration, store.MetaIdentity)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	if s == "" {
-		return 0, nil
-	}
-	return strconv.ParseInt(s, 10, 64)
+	gen, _ := strconv.ParseInt(kv[store.MetaGeneration], 10, 64)
+	return gen, kv[store.MetaIdentity], nil
 }
 
 // readView reads what the last committed index run recorded.

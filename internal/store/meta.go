@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Meta keys written by the engine.
@@ -55,7 +56,24 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
 // MetaAll returns every stored key and value, read in one statement (so
 // from one committed state).
 func (db *DB) MetaAll(ctx context.Context) (map[string]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT key, value FROM meta`)
+	return db.metaQuery(ctx, `SELECT key, value FROM meta`)
+}
+
+// MetaKeys returns the values of the given keys that are stored, read in
+// one statement.
+func (db *DB) MetaKeys(ctx context.Context, keys ...string) (map[string]string, error) {
+	if len(keys) == 0 {
+		return map[string]string{}, nil
+	}
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	return db.metaQuery(ctx, `SELECT key, value FROM meta WHERE key IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, args...)
+}
+
+func (db *DB) metaQuery(ctx context.Context, q string, args ...any) (map[string]string, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading meta: %v", err)
 	}
