@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -99,6 +101,29 @@ func BenchmarkSearchFTS(b *testing.B) {
 				b.Fatalf("%s matched nothing", q.match)
 			}
 			b.ReportMetric(float64(hits), "hits/op")
+		})
+		// The same query as two halves of the chunk id range on two
+		// connections, merged (what search does on large indexes).
+		b.Run(q.name+"/split=2", func(b *testing.B) {
+			end, err := db.ChunkIDEnd(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				parts := make([][]store.Hit, 2)
+				var g errgroup.Group
+				for i := range parts {
+					g.Go(func() (err error) {
+						parts[i], err = db.SearchFTSRange(b.Context(), q.match, weights, benchLimit, nil, end*int64(i)/2, end*int64(i+1)/2)
+						return err
+					})
+				}
+				if err := g.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				store.MergeHits(parts, benchLimit)
+			}
 		})
 	}
 }

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -104,25 +106,39 @@ func (db *DB) SearchFTS(ctx context.Context, match string, w FTSWeights, limit i
 // (nil means every file), applied before the limit so a restrictive filter
 // still gets its best limit chunks.
 func (db *DB) SearchFTSIn(ctx context.Context, match string, w FTSWeights, limit int, fileIDs []int64) ([]Hit, error) {
+	return db.SearchFTSRange(ctx, match, w, limit, fileIDs, 0, 0)
+}
+
+// SearchFTSRange is [DB.SearchFTSIn] restricted to chunk ids in [lo, hi)
+// (hi 0 means no bound). Scores do not depend on the range (FTS5 computes
+// IDF over the whole table), so the hits of disjoint ranges, merged with
+// [MergeHits], are the hits of the whole table: one query can be split
+// across connections.
+func (db *DB) SearchFTSRange(ctx context.Context, match string, w FTSWeights, limit int, fileIDs []int64, lo, hi int64) ([]Hit, error) {
 	if strings.TrimSpace(match) == "" {
 		return nil, nil
 	}
-	filter := ""
+	var filter strings.Builder
 	if fileIDs != nil {
-		var b strings.Builder
-		b.WriteString(" AND rowid IN (SELECT id FROM chunks WHERE file_id IN (")
+		filter.WriteString(" AND rowid IN (SELECT id FROM chunks WHERE file_id IN (")
 		for i, id := range fileIDs {
 			if i > 0 {
-				b.WriteByte(',')
+				filter.WriteByte(',')
 			}
-			fmt.Fprintf(&b, "%d", id)
+			fmt.Fprintf(&filter, "%d", id)
 		}
-		b.WriteString("))")
-		filter = b.String()
+		filter.WriteString("))")
 	}
+	args := []any{match}
+	if hi > 0 {
+		// FTS5 takes rowid bounds into its doclist scan.
+		filter.WriteString(" AND rowid >= ? AND rowid < ?")
+		args = append(args, lo, hi)
+	}
+	args = append(args, limit)
 	q := fmt.Sprintf(`SELECT rowid, -bm25(chunks_fts, %g, %g, %g, %g) AS s FROM chunks_fts WHERE chunks_fts MATCH ?%s ORDER BY bm25(chunks_fts, %g, %g, %g, %g) LIMIT ?`,
-		w[0], w[1], w[2], w[3], filter, w[0], w[1], w[2], w[3])
-	rows, err := db.r.QueryContext(ctx, q, match, limit)
+		w[0], w[1], w[2], w[3], filter.String(), w[0], w[1], w[2], w[3])
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %v", match, err)
 	}
@@ -139,6 +155,38 @@ func (db *DB) SearchFTSIn(ctx context.Context, match string, w FTSWeights, limit
 		return nil, fmt.Errorf("full-text search %q: %v", match, err)
 	}
 	return out, nil
+}
+
+// MergeHits merges the hits of [DB.SearchFTSRange] over disjoint id ranges
+// into the first limit hits of the same query over their union, in the
+// order [DB.SearchFTS] returns them: score descending, and equal scores by
+// ascending chunk id (FTS5 yields rows by ascending rowid, and SQLite's
+// ORDER BY ... LIMIT keeps rows with equal keys in the order it saw them).
+func MergeHits(parts [][]Hit, limit int) []Hit {
+	var out []Hit
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// ChunkIDEnd returns one more than the largest chunk id (1 when there are
+// no chunks), the end of the id range [DB.SearchFTSRange] splits.
+func (db *DB) ChunkIDEnd(ctx context.Context) (int64, error) {
+	var n int64
+	if err := db.r.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM chunks`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("reading the largest chunk id: %v", err)
+	}
+	return n, nil
 }
 
 // DocFreqs returns, for each term, the number of chunks whose FTS row

@@ -84,6 +84,55 @@ func TestSearchFTSLimitAndEmpty(t *testing.T) {
 	}
 }
 
+// TestSearchFTSRangeMerge checks that hits of disjoint id ranges merge
+// into exactly the hits of the whole table, ties included: equal scores
+// come in ascending chunk id order, also across the limit.
+func TestSearchFTSRangeMerge(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	bodies := []string{"common rare", "common", "common common other", "rare filler", "filler"}
+	for f := range 4 {
+		u := file(fmt.Sprintf("f%d.go", f), "go")
+		for i := range 25 {
+			// Equal names and bodies make equal scores.
+			u.Chunks = append(u.Chunks, chunk("Same", 10*i, bodies[(f+i)%len(bodies)]))
+		}
+		apply(t, db, u)
+	}
+	end, err := db.ChunkIDEnd(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, match := range []string{"common", `"rare" OR "common"`, "filler OR other"} {
+		for _, limit := range []int{7, 30, 200} {
+			want, err := db.SearchFTS(t.Context(), match, weights, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ties := false
+			for i := 1; i < len(want); i++ {
+				ties = ties || want[i].Score == want[i-1].Score
+			}
+			if !ties {
+				t.Fatalf("%q: no equal scores to test", match)
+			}
+			for _, parts := range []int{1, 2, 3, 7} {
+				var got [][]store.Hit
+				for i := range parts {
+					h, err := db.SearchFTSRange(t.Context(), match, weights, limit, nil, end*int64(i)/int64(parts), end*int64(i+1)/int64(parts))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, h)
+				}
+				if diff := cmp.Diff(want, store.MergeHits(got, limit)); diff != "" {
+					t.Errorf("%q limit %d in %d parts (-want +got):\n%s", match, limit, parts, diff)
+				}
+			}
+		}
+	}
+}
+
 func TestDocFreqs(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
