@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -115,6 +117,11 @@ const (
 	denseLimit  = 100
 )
 
+// splitMinChunks is the index size (chunks) from which the BM25 channel
+// runs as two queries over halves of the chunk id range, in parallel. (A
+// variable so a test can split small indexes.)
+var splitMinChunks = 20000
+
 // Search runs one request. An index with no chunks is not an error here;
 // the engine reports a missing or empty index before searching.
 func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, error) {
@@ -162,100 +169,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		}
 	}
 
-	var lists []Ranked
-	w := channelWeights(q.Kind)
-
-	// BM25 over all columns.
-	bm := pickTerms(terms, maxBM25Terms(q.Kind), n)
-	hits, err := s.DB.SearchFTSIn(ctx, orMatch(bm), ftsWeights, bm25Limit, allowed)
+	rc, err := s.recall(ctx, q, req, terms, n, allowed)
 	if err != nil {
 		return nil, st, err
 	}
-	if req.Uses("bm25") {
-		lists = append(lists, ranked("bm25", w.bm25, hits))
-	}
-	bm25Hits := hits
-
-	// Identifiers written in code style, as their own channel for long
-	// queries, where they are drowned by prose in the main BM25 list.
-	if q.Kind == analyze.QueryLong && req.Uses("code") {
-		var code []weighted
-		codeSet := map[string]bool{}
-		for _, sym := range q.Symbols {
-			analyze.Terms(sym, func(t string) { codeSet[t] = true })
-		}
-		for _, t := range terms {
-			if codeSet[t.text] {
-				code = append(code, t)
-			}
-		}
-		if len(code) > 0 {
-			hits, err := s.DB.SearchFTSIn(ctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit, allowed)
-			if err != nil {
-				return nil, st, err
-			}
-			lists = append(lists, ranked("code", w.code, hits))
-		}
-	}
-
-	// Phrase channel: chunks holding every word of a quoted phrase (an
-	// error message, a literal), most precise first.
-	if len(q.Phrases) > 0 && req.Uses("phrase") {
-		if m := phraseMatch(q.Phrases, terms); m != "" {
-			hits, err := s.DB.SearchFTSIn(ctx, m, ftsWeights, bm25Limit, allowed)
-			if err != nil {
-				return nil, st, err
-			}
-			lists = append(lists, ranked("phrase", w.phrase, hits))
-		}
-	}
-
-	// Symbol channel: chunks that define a name the query mentions.
-	symIDs, symScores, err := s.symbolChannel(ctx, q)
-	if err != nil {
-		return nil, st, err
-	}
-	if len(symIDs) > 0 && req.Uses("symbol") {
-		lists = append(lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
-	}
-
-	// File channels rank files, not chunks: every candidate chunk of the
-	// k-th file gets weight/(RRFK+k), and one representative chunk of each
-	// listed file joins the candidates.
-	var fileLists []fileList
-	// Path channel: file paths and names that match the query's terms.
-	if pathTerms := pickTerms(terms, 16, n); len(pathTerms) > 0 && req.Uses("path") {
-		hits, err := s.DB.SearchFTSIn(ctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
-		if err != nil {
-			return nil, st, err
-		}
-		fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
-		for _, h := range hits {
-			fl.reps = append(fl.reps, h.ChunkID)
-		}
-		fileLists = append(fileLists, fl)
-	}
-	// Mention channel: files the query names by path or in a stack frame,
-	// represented by the chunk holding the frame's line.
-	if (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention") {
-		fl, err := s.mentionChannel(ctx, q, w.mention)
-		if err != nil {
-			return nil, st, err
-		}
-		fileLists = append(fileLists, fl)
-	}
-
-	// Dense channel.
-	var qvec []float32
-	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
-		vecs, err := s.Embedder.Embed(ctx, []string{req.Query}, embed.Query)
-		if err != nil {
-			return nil, st, fmt.Errorf("embedding the query: %w", err)
-		}
-		qvec = vecs[0]
-		ids, scores := s.Vectors.Nearest(vecs[0], denseLimit)
-		lists = append(lists, Ranked{Channel: "dense", Weight: w.dense, IDs: ids, Scores: scores})
-	}
+	lists, fileLists, bm25Hits, qvec := rc.lists, rc.fileLists, rc.bm25, rc.qvec
 
 	fused := Fuse(lists)
 	ids := make([]int64, 0, len(fused)+pathLimit)
@@ -349,6 +267,170 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
+}
+
+// recalled is what the recall channels found for one query.
+type recalled struct {
+	lists     []Ranked   // chunk channels, in fusion order
+	fileLists []fileList // file channels except bm25-file
+	bm25      []store.Hit
+	qvec      []float32 // the query's embedding; nil without dense
+}
+
+// recall runs the recall channels. They are independent SQLite queries
+// (and the dense scan), so they run concurrently on the read pool,
+// GOMAXPROCS (at least two) at a time, the costliest (BM25) first; the
+// lists are then put in a fixed order, so fusion sees the same input as a
+// sequential run.
+func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
+	w := channelWeights(q.Kind)
+	var (
+		bm25Hits, codeHits, phraseHits, pathHits []store.Hit
+		symIDs                                   []int64
+		symScores                                []float64
+		mention                                  fileList
+		denseIDs                                 []int64
+		denseScores                              []float64
+		qvec                                     []float32
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
+
+	// BM25 over all columns (the bm25-file channel reuses its hits). On a
+	// large index it costs more than all other channels together (FTS5
+	// scores every matching row), so it is split by chunk id range.
+	bm := orMatch(pickTerms(terms, maxBM25Terms(q.Kind), n))
+	parts := 1
+	if n >= splitMinChunks {
+		parts = 2
+	}
+	bmParts := make([][]store.Hit, parts)
+	var idEnd int64
+	if parts > 1 {
+		var err error
+		if idEnd, err = s.DB.ChunkIDEnd(ctx); err != nil {
+			return recalled{}, err
+		}
+	}
+	for i := range parts {
+		lo, hi := idEnd*int64(i)/int64(parts), idEnd*int64(i+1)/int64(parts)
+		g.Go(func() (err error) {
+			bmParts[i], err = s.DB.SearchFTSRange(gctx, bm, ftsWeights, bm25Limit, allowed, lo, hi)
+			return err
+		})
+	}
+
+	// Path channel: file paths and names that match the query's terms.
+	pathTerms := pickTerms(terms, 16, n)
+	usePath := len(pathTerms) > 0 && req.Uses("path")
+	if usePath {
+		g.Go(func() (err error) {
+			pathHits, err = s.DB.SearchFTSIn(gctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
+			return err
+		})
+	}
+
+	// Identifiers written in code style, as their own channel for long
+	// queries, where they are drowned by prose in the main BM25 list.
+	var code []weighted
+	if q.Kind == analyze.QueryLong && req.Uses("code") {
+		codeSet := map[string]bool{}
+		for _, sym := range q.Symbols {
+			analyze.Terms(sym, func(t string) { codeSet[t] = true })
+		}
+		for _, t := range terms {
+			if codeSet[t.text] {
+				code = append(code, t)
+			}
+		}
+	}
+	if len(code) > 0 {
+		g.Go(func() (err error) {
+			codeHits, err = s.DB.SearchFTSIn(gctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit, allowed)
+			return err
+		})
+	}
+
+	// Phrase channel: chunks holding every word of a quoted phrase (an
+	// error message, a literal), most precise first.
+	var phrase string
+	if len(q.Phrases) > 0 && req.Uses("phrase") {
+		phrase = phraseMatch(q.Phrases, terms)
+	}
+	if phrase != "" {
+		g.Go(func() (err error) {
+			phraseHits, err = s.DB.SearchFTSIn(gctx, phrase, ftsWeights, bm25Limit, allowed)
+			return err
+		})
+	}
+
+	// Symbol channel: chunks that define a name the query mentions.
+	g.Go(func() (err error) {
+		symIDs, symScores, err = s.symbolChannel(gctx, q)
+		return err
+	})
+
+	// Mention channel: files the query names by path or in a stack frame,
+	// represented by the chunk holding the frame's line.
+	useMention := (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention")
+	if useMention {
+		g.Go(func() (err error) {
+			mention, err = s.mentionChannel(gctx, q, w.mention)
+			return err
+		})
+	}
+
+	// Dense channel.
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
+		g.Go(func() error {
+			vecs, err := s.Embedder.Embed(gctx, []string{req.Query}, embed.Query)
+			if err != nil {
+				return fmt.Errorf("embedding the query: %w", err)
+			}
+			qvec = vecs[0]
+			denseIDs, denseScores = s.Vectors.Nearest(qvec, denseLimit)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return recalled{}, err
+	}
+
+	bm25Hits = bmParts[0]
+	if parts > 1 {
+		bm25Hits = store.MergeHits(bmParts, bm25Limit)
+	}
+	var r recalled
+	r.bm25, r.qvec = bm25Hits, qvec
+	if req.Uses("bm25") {
+		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
+	}
+	if len(code) > 0 {
+		r.lists = append(r.lists, ranked("code", w.code, codeHits))
+	}
+	if phrase != "" {
+		r.lists = append(r.lists, ranked("phrase", w.phrase, phraseHits))
+	}
+	if len(symIDs) > 0 && req.Uses("symbol") {
+		r.lists = append(r.lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
+	}
+	// File channels rank files, not chunks: every candidate chunk of the
+	// k-th file gets weight/(RRFK+k), and one representative chunk of each
+	// listed file joins the candidates.
+	if usePath {
+		fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
+		for _, h := range pathHits {
+			fl.reps = append(fl.reps, h.ChunkID)
+		}
+		r.fileLists = append(r.fileLists, fl)
+	}
+	if useMention {
+		r.fileLists = append(r.fileLists, mention)
+	}
+	if qvec != nil {
+		r.lists = append(r.lists, Ranked{Channel: "dense", Weight: w.dense, IDs: denseIDs, Scores: denseScores})
+	}
+	return r, nil
 }
 
 // denseRerank adds weight/(RRFK+r) to each candidate, r being its 1-based

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/embed/embedtest"
@@ -107,4 +108,52 @@ func BenchmarkSearch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSearchIndex runs the lexical channels and ranking over a real
+// index (opt-in): point CTX_BENCH_SEARCHDB at an index database, such as
+// the one `ctx index` builds for $(go env GOROOT)/src (106k chunks). Each
+// op is one pass over the queries of scripts/goroot-queries.txt:
+//
+//	CTX_BENCH_SEARCHDB=/path/to/index.db go test -run='^$' -bench=BenchmarkSearchIndex -benchtime=5x -count=5 ./internal/search
+func BenchmarkSearchIndex(b *testing.B) {
+	path := os.Getenv("CTX_BENCH_SEARCHDB")
+	if path == "" {
+		b.Skip("CTX_BENCH_SEARCHDB is not set")
+	}
+	queries := readLines(b, filepath.Join("..", "..", "scripts", "goroot-queries.txt"))
+	db, err := store.Open(b.Context(), path, &store.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Count(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &Searcher{DB: db, TotalChunks: c.Chunks}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, q := range queries {
+			if _, _, err := s.Search(b.Context(), Request{Query: q, Limit: 10}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(queries)), "ms/query")
+}
+
+// readLines returns the non-empty lines of a file.
+func readLines(tb testing.TB, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
