@@ -148,11 +148,11 @@ type SearchCodeInput struct {
 // SearchOutput is the result of search_code and the scoped searches: the
 // result JSON of ctx find.
 type SearchOutput struct {
-	Query    string       `json:"query"`
-	Results  []engine.Hit `json:"results" jsonschema:"ranked chunks: path, 1-based inclusive lines, score, kind, symbol, summary, per-channel ranks"`
-	Stats    any          `json:"stats"`
-	Scope    string       `json:"scope,omitempty" jsonschema:"the files searched, for scoped searches"`
-	ServerMS float64      `json:"server_ms"`
+	Query    string           `json:"query"`
+	Results  []engine.Hit     `json:"results" jsonschema:"ranked chunks: path, 1-based inclusive lines, score, kind, symbol, summary, per-channel ranks"`
+	Stats    engine.FindStats `json:"stats"`
+	Scope    string           `json:"scope,omitempty" jsonschema:"the files searched, for scoped searches"`
+	ServerMS float64          `json:"server_ms"`
 }
 
 func (s *Server) addSearchCode() {
