@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -50,12 +51,13 @@ func TestTypeScriptClient(t *testing.T) {
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "ctx")
 	start := time.Now()
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/ctx")
+	args := append(append([]string{"build"}, raceFlag()...), "-o", bin, "./cmd/ctx")
+	build := exec.CommandContext(t.Context(), "go", args...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ctx: %v\n%s", err, out)
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	t.Logf("built ctx in %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 
 	a, err := txtar.ParseFile(filepath.Join(e2e, "testdata", "repo.txtar"))
 	if err != nil {
@@ -131,6 +133,21 @@ func TestTypeScriptClient(t *testing.T) {
 	})
 }
 
+// raceFlag is ["-race"] when the test binary was built with -race: the
+// servers under test then run under the race detector too, and the build
+// reuses the packages `go test -race ./...` compiled (a cold non-race
+// build of ctx takes about a minute).
+func raceFlag() []string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
+}
+
 // runClient runs client.mjs and fails with its stderr unless it exits 0
 // with a JSON summary for the transport.
 func runClient(t *testing.T, node, dir string, env []string, args ...string) {
@@ -165,7 +182,11 @@ func runClient(t *testing.T, node, dir string, env []string, args ...string) {
 	}
 	t.Logf("%s: ok in %v (client %.0f ms): %s found in %.1f ms in the server, %d pages",
 		sum.Transport, time.Since(start).Round(time.Millisecond), sum.ElapsedMS, sum.Retrieval.Hit, sum.Retrieval.ServerMS, sum.Paging.Pages)
-	if stderr.Len() > 0 {
+	// Under stdio the server's stderr is the client's; a race-detector
+	// report there would otherwise pass unseen.
+	if bytes.Contains(stderr.Bytes(), []byte("DATA RACE")) {
+		t.Errorf("the server reported a data race:\n%s", stderr.Bytes())
+	} else if stderr.Len() > 0 {
 		t.Logf("client stderr:\n%s", stderr.Bytes())
 	}
 }
@@ -206,8 +227,8 @@ func startServe(t *testing.T, env []string, bin string, args ...string) string {
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case err := <-exited:
-			if err != nil {
-				t.Errorf("ctx serve exited with %v after an interrupt\n%s", err, serverLog())
+			if log := serverLog(); err != nil || strings.Contains(log, "DATA RACE") {
+				t.Errorf("ctx serve exited with %v after an interrupt\n%s", err, log)
 			}
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
