@@ -182,7 +182,7 @@ func (e *Engine) ensureDims(ctx context.Context) error {
 // [ErrNotIndexed] and nothing is written, so queries never wait for or
 // block an index run.
 func (e *Engine) openDB(ctx context.Context, readOnly bool) (*store.DB, error) {
-	db, err := store.Open(ctx, e.dbPath, &store.Options{ReadOnly: readOnly, MustExist: readOnly})
+	db, err := store.Open(ctx, e.dbPath, &store.Options{ReadOnly: readOnly, MustExist: readOnly, Resident: readOnly && e.keepOpen})
 	if errors.Is(err, store.ErrNotIndexed) {
 		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
 	}

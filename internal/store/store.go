@@ -56,6 +56,13 @@ type Options struct {
 	// ReadOnly opens for queries only: no writer connection, no migration;
 	// writes fail with [ErrReadOnly].
 	ReadOnly bool
+	// Resident keeps the read connections' memory small for a long-lived
+	// process: no memory map of the database (mapped pages a query touched
+	// stay in the process's resident set, 200 MB after 250 queries on the
+	// Go standard library's index) and a 4 MB page cache per connection;
+	// the kernel's page cache still holds the file. Measured with
+	// scripts/bench-mcp: no change in query time.
+	Resident bool
 }
 
 // DB is an open index database. It is safe for concurrent use: writes are
@@ -87,13 +94,18 @@ func PathFor(cacheDir, root string) string {
 // dsn returns the connection string of the writer (WAL, immediate
 // transactions) or of a reader (the journal mode is a property of the file,
 // set by the writer; readers only read).
-func dsn(path string, writer bool) string {
+func dsn(path string, writer, resident bool) string {
 	v := url.Values{}
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "foreign_keys(ON)")
 	v.Add("_pragma", "synchronous(NORMAL)")
-	v.Add("_pragma", "cache_size(-16000)")
-	v.Add("_pragma", "mmap_size(1073741824)")
+	if resident && !writer {
+		v.Add("_pragma", "cache_size(-4000)")
+		v.Add("_pragma", "mmap_size(0)")
+	} else {
+		v.Add("_pragma", "cache_size(-16000)")
+		v.Add("_pragma", "mmap_size(1073741824)")
+	}
 	if writer {
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
@@ -126,7 +138,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 	db := &DB{path: path}
 	var err error
 	if !opts.ReadOnly {
-		db.w, err = sql.Open("sqlite", dsn(path, true))
+		db.w, err = sql.Open("sqlite", dsn(path, true, false))
 		if err != nil {
 			return nil, fmt.Errorf("opening index %s: %v", path, err)
 		}
@@ -136,7 +148,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 			return nil, fmt.Errorf("opening index %s: %w", path, err)
 		}
 	}
-	db.r, err = sql.Open("sqlite", dsn(path, false))
+	db.r, err = sql.Open("sqlite", dsn(path, false, opts.Resident))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening index %s: %v", path, err)
