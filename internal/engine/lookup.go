@@ -209,6 +209,9 @@ type ReferenceQuery struct {
 	Kinds []string
 	// Max is the most references returned (default 50).
 	Max int
+	// Scope keeps only references in files under this slash directory
+	// relative to the root ("" keeps all).
+	Scope string
 }
 
 // References returns whole-word, case-sensitive mentions of a symbol's
@@ -270,6 +273,9 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 	for _, r := range rows {
 		if len(out) >= q.Max {
 			break
+		}
+		if q.Scope != "" && !strings.HasPrefix(r.Path, q.Scope+"/") {
+			continue
 		}
 		if r.Path != srcPath {
 			srcPath = r.Path

@@ -83,10 +83,19 @@ func TestHTTP(t *testing.T) {
 	}
 	code, body := get(t, ts.URL+"/tools", "s3cret")
 	var listed struct {
-		Tools []struct{ Name string } `json:"tools"`
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(body), &listed); code != 200 || err != nil || len(listed.Tools) != len(defaultTools) {
 		t.Errorf("/tools = %d, %v, %d tools", code, err, len(listed.Tools))
+	}
+	for _, tool := range listed.Tools {
+		if len(tool.InputSchema) < 10 || len(tool.OutputSchema) < 10 {
+			t.Errorf("/tools: %s lacks its input or output schema", tool.Name)
+		}
 	}
 
 	hc := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}

@@ -39,14 +39,14 @@ type RetrievalInput struct {
 	IncludeGlobs       []string `json:"include_globs,omitempty" jsonschema:"keep only paths matching one of these globs, relative to the repository root, e.g. ['src/**', '*.go']"`
 	ExcludeGlobs       []string `json:"exclude_globs,omitempty" jsonschema:"drop paths matching any of these globs, e.g. ['**/*_test.go', 'vendor/**']"`
 	Language           []string `json:"language,omitempty" jsonschema:"keep only these languages (go, python, javascript, typescript, java, rust, c, cpp, csharp, ruby, php, ...)"`
-	MaxTokens          int      `json:"max_tokens,omitempty" jsonschema:"token budget of this page (o200k_base tokens of the text returned); default from mode, at most 20000"`
+	MaxTokens          int      `json:"max_tokens,omitempty" jsonschema:"token budget of this page (o200k_base tokens of the text returned); default from mode, at most 20000; values under 256 are raised to 256"`
 	MaxFiles           int      `json:"max_files,omitempty" jsonschema:"most distinct files over all pages (default: quick 5, balanced 10, deep 20)"`
 	MaxSegmentsPerFile int      `json:"max_segments_per_file,omitempty" jsonschema:"most segments from one file (default 3)"`
 	OutputFormat       string   `json:"output_format,omitempty" jsonschema:"markdown (default: fenced code under path:lines headings), json, or both"`
 	ReturnDebug        bool     `json:"return_debug,omitempty" jsonschema:"add each segment's per-channel ranks and ranking boosts, and the search statistics"`
 	LowConfidence      string   `json:"low_confidence_behavior,omitempty" jsonschema:"what to return when the best match is weak: return_with_warning (default: everything, with a warning), return_top1 (only the best segment), return_empty (nothing, with the reason)"`
 	Cursor             string   `json:"cursor,omitempty" jsonschema:"the cursor of a truncated previous result, to get its next page; repeat every other argument unchanged"`
-	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository to search, absolute or relative to the server root (default: the server root); must be inside the server root"`
+	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository or folder to search, absolute or relative to the server root (default: the server root); must be inside the server root. A folder inside an indexed repository narrows the search to it; globs are then relative to the folder, result paths stay relative to the repository root"`
 }
 
 // Segment is one returned piece of code.
@@ -163,7 +163,7 @@ func (s *Server) addRetrieval() {
 			"mode":                    {enum: []any{"quick", "balanced", "deep"}, def: "balanced"},
 			"output_format":           {enum: []any{"markdown", "json", "both"}, def: "markdown"},
 			"low_confidence_behavior": {enum: []any{"return_with_warning", "return_top1", "return_empty"}, def: "return_with_warning"},
-			"max_tokens":              {min: minMaxTokens, max: MaxMaxTokens},
+			"max_tokens":              {min: 1, max: MaxMaxTokens},
 			"max_files":               {min: 1, max: 100},
 			"max_segments_per_file":   {min: 1, max: 20},
 		}),
@@ -219,7 +219,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 			return nil, out, fmt.Errorf("bad glob %q", g)
 		}
 	}
-	e, err := s.repoEngine(in.RepoPath)
+	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
 		return nil, out, err
 	}
@@ -242,7 +242,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if len(in.ExcludeGlobs) > 0 {
 		limit *= 3
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: in.IncludeGlobs, Full: true})
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Full: true})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -255,9 +255,13 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	out.Freshness = Freshness{IndexGeneration: resp.Stats.IndexGeneration, Fresh: resp.Stats.Fresh}
 	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered}
 
+	exclude := in.ExcludeGlobs
+	if len(exclude) > 0 {
+		exclude = scopeGlobs(scope, exclude)
+	}
 	hits := make([]engine.Hit, 0, len(resp.Results))
 	for _, h := range resp.Results {
-		if excluded(in.ExcludeGlobs, h.Path) {
+		if excluded(exclude, h.Path) {
 			continue
 		}
 		hits = append(hits, h)

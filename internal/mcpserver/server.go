@@ -24,8 +24,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // ToolSet names which tools a server offers.
@@ -216,13 +218,78 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// repoEngine resolves repo_path and returns its engine.
+// repoEngine resolves repo_path to the engine of the repository that
+// holds it (see [Server.repoScope]), ignoring any scope.
 func (s *Server) repoEngine(repoPath string) (*engine.Engine, error) {
-	root, err := s.resolveRepo(repoPath)
+	e, _, err := s.repoScope(repoPath)
+	return e, err
+}
+
+// repoScope resolves repo_path to the engine that answers for it and a
+// scope: the slash path of repo_path inside that engine's root ("" for
+// the whole repository). A directory with its own index, or the top of
+// its own git work tree, is a repository of its own; any other directory
+// inside the server root is a scope of the repository that contains it
+// (its git work tree when that is inside the server root, else the
+// server root), so narrowing a search to a folder reuses the existing
+// index instead of starting a second one.
+func (s *Server) repoScope(repoPath string) (*engine.Engine, string, error) {
+	p, err := s.resolveRepo(repoPath)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return s.engine(root)
+	if p == s.root || s.hasIndex(p) || isGitTop(p) {
+		e, err := s.engine(p)
+		return e, "", err
+	}
+	top, err := discover.FindRoot(p)
+	if err != nil || top == p || !within(s.root, top) {
+		top = s.root
+	}
+	rel, err := filepath.Rel(top, p)
+	if err != nil {
+		return nil, "", err
+	}
+	e, err := s.engine(top)
+	return e, filepath.ToSlash(rel), err
+}
+
+func (s *Server) hasIndex(root string) bool {
+	_, err := os.Stat(store.PathFor(s.opts.Config.CacheDir, root))
+	return err == nil
+}
+
+func isGitTop(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// scopeGlobs confines globs relative to a scope directory to it, as
+// globs relative to the repository root: "" scope returns globs as they
+// are; no globs become "scope/**"; a glob without a slash matches base
+// names anywhere below the scope.
+func scopeGlobs(scope string, globs []string) []string {
+	if scope == "" {
+		return globs
+	}
+	if len(globs) == 0 {
+		return []string{scope + "/**"}
+	}
+	out := make([]string, len(globs))
+	for i, g := range globs {
+		if strings.Contains(g, "/") {
+			out[i] = scope + "/" + strings.TrimPrefix(g, "/")
+		} else {
+			out[i] = scope + "/**/" + g
+		}
+	}
+	return out
+}
+
+// inScope reports whether a slash path relative to the repository root
+// lies in scope ("" is everything).
+func inScope(scope, p string) bool {
+	return scope == "" || p == scope || strings.HasPrefix(p, scope+"/")
 }
 
 // explain turns an engine error into the message a tool returns: what is

@@ -333,6 +333,12 @@ func TestRetrievalFiltersAndFormats(t *testing.T) {
 		t.Errorf("max_files 1: %v", got)
 	}
 
+	var small mcpserver.RetrievalOutput
+	mustCall(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "load configuration", "max_tokens": 50}, &small)
+	if small.MaxTokens != 256 {
+		t.Errorf("max_tokens 50: budget %d, want it raised to 256", small.MaxTokens)
+	}
+
 	res, err := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "codebase_retrieval", Arguments: map[string]any{"information_request": "load configuration", "output_format": "json"}})
 	if err != nil || res.IsError || len(res.Content) != 1 {
 		t.Fatalf("json format: %v %+v", err, res)
@@ -483,6 +489,38 @@ func TestRepoPath(t *testing.T) {
 	}
 	if text, isErr := call(t, e.cs, "list_files", map[string]any{"repo_path": "escape"}, nil); !isErr || !strings.Contains(text, "outside the server root") {
 		t.Errorf("repo_path through a symlink out of the root: isError %v, %q", isErr, text)
+	}
+	// A folder of the indexed repository narrows the search to it, from
+	// the repository's index: no second index is started.
+	var out mcpserver.RetrievalOutput
+	mustCall(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "retry with backoff", "repo_path": "server"}, &out)
+	if len(out.Segments) == 0 {
+		t.Errorf("repo_path server: no segments")
+	}
+	for _, sg := range out.Segments {
+		if !strings.HasPrefix(sg.Path, "server/") {
+			t.Errorf("repo_path server returned %s", sg.Path)
+		}
+	}
+	var sub mcpserver.ListFilesOutput
+	mustCall(t, e.cs, "list_files", map[string]any{"repo_path": "retry", "glob": "*_test.go"}, &sub)
+	if sub.Total != 1 || sub.Files[0].Path != "retry/retry_test.go" {
+		t.Errorf("list_files in retry/: %+v", sub)
+	}
+	var refs mcpserver.ReferencesOutput
+	mustCall(t, e.cs, "find_references", map[string]any{"symbol": "Backoff", "repo_path": "server"}, &refs)
+	if got := refLocs(refs.References); !slices.Equal(got, []string{"server/server.go:25 call"}) {
+		t.Errorf("find_references in server/: %v", got)
+	}
+	entries, _ := os.ReadDir(e.cfg.CacheDir)
+	var dbs []string
+	for _, en := range entries {
+		if strings.HasSuffix(en.Name(), ".db") {
+			dbs = append(dbs, en.Name())
+		}
+	}
+	if len(dbs) != 1 {
+		t.Errorf("scoped calls created another index: %v", dbs)
 	}
 	// The root itself, by absolute path, is the default repository.
 	var files mcpserver.ListFilesOutput

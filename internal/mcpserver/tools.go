@@ -53,8 +53,17 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(false)}
 }
 
-// addTool registers a typed tool and remembers it for GET /tools.
+// addTool registers a typed tool and remembers it for GET /tools, with
+// its output schema inferred here (as the SDK would) so the listing shows
+// it too.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	if t.OutputSchema == nil {
+		sch, err := jsonschema.For[Out](nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcpserver: output schema of %s: %v", t.Name, err))
+		}
+		t.OutputSchema = sch
+	}
 	mcp.AddTool(s.mcp, t, h)
 	s.tools = append(s.tools, t)
 }
@@ -99,7 +108,7 @@ Example: {"symbol": "Server.Shutdown", "hint_path": "net/http/server.go"}`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in DefinitionInput) (*mcp.CallToolResult, DefinitionOutput, error) {
 		start := time.Now()
 		out := DefinitionOutput{Symbol: in.Symbol, Method: engine.LookupMethod}
-		e, err := s.repoEngine(in.RepoPath)
+		e, scope, err := s.repoScope(in.RepoPath)
 		if err != nil {
 			return nil, out, err
 		}
@@ -107,10 +116,12 @@ Example: {"symbol": "Server.Shutdown", "hint_path": "net/http/server.go"}`,
 		if n <= 0 {
 			n = 5
 		}
-		defs, err := e.Definitions(ctx, in.Symbol, in.HintPath, n, true)
+		defs, err := e.Definitions(ctx, in.Symbol, in.HintPath, 500, true)
 		if err != nil {
 			return nil, out, s.explain(e, err)
 		}
+		defs = slices.DeleteFunc(defs, func(d engine.Definition) bool { return !inScope(scope, d.Path) })
+		defs = defs[:min(n, len(defs))]
 		if len(defs) == 0 {
 			return nil, out, fmt.Errorf("no definition of %q in the index of %s (searched defined names of functions, types, classes, constants and variables); check the spelling, try the bare name, or use codebase_retrieval", in.Symbol, e.Root())
 		}
@@ -171,7 +182,7 @@ Example: {"symbol": "ReadMIMEHeader", "exclude_definition": true}`,
 func (s *Server) references(ctx context.Context, in ReferencesInput, kinds []string) (*mcp.CallToolResult, ReferencesOutput, error) {
 	start := time.Now()
 	out := ReferencesOutput{Symbol: in.Symbol, Method: engine.LookupMethod}
-	e, err := s.repoEngine(in.RepoPath)
+	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
 		return nil, out, err
 	}
@@ -179,7 +190,7 @@ func (s *Server) references(ctx context.Context, in ReferencesInput, kinds []str
 	if n <= 0 {
 		n = 50
 	}
-	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1})
+	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1, Scope: scope})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -326,7 +337,7 @@ Example: {"glob": "net/http/**/*_test.go", "max_results": 50}`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ListFilesInput) (*mcp.CallToolResult, ListFilesOutput, error) {
 		start := time.Now()
 		var out ListFilesOutput
-		e, err := s.repoEngine(in.RepoPath)
+		e, scope, err := s.repoScope(in.RepoPath)
 		if err != nil {
 			return nil, out, err
 		}
@@ -334,7 +345,15 @@ Example: {"glob": "net/http/**/*_test.go", "max_results": 50}`,
 		if n <= 0 {
 			n = 200
 		}
-		files, total, err := e.Files(ctx, in.Glob, in.Language, n)
+		glob := in.Glob
+		if scope != "" {
+			var g []string
+			if glob != "" {
+				g = []string{glob}
+			}
+			glob = scopeGlobs(scope, g)[0]
+		}
+		files, total, err := e.Files(ctx, glob, in.Language, n)
 		if err != nil {
 			return nil, out, s.explain(e, err)
 		}

@@ -180,7 +180,7 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 			return nil, out, fmt.Errorf("bad glob %q", g)
 		}
 	}
-	e, err := s.repoEngine(in.RepoPath)
+	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
 		return nil, out, err
 	}
@@ -188,7 +188,11 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	if limit <= 0 {
 		limit = 10
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: in.PathGlobs, Full: in.IncludeCode})
+	globs := in.PathGlobs
+	if scope != "" {
+		globs = scopeGlobs(scope, globs)
+	}
+	resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: globs, Full: in.IncludeCode})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -310,7 +314,7 @@ func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, fmt.Errorf("query is empty")
 	}
-	e, err := s.repoEngine(in.RepoPath)
+	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
 		return nil, out, err
 	}
@@ -328,7 +332,11 @@ func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in 
 	// One hybrid search with a wide candidate pool: every candidate gets
 	// its cosine to the query ("dense-rerank"), and BM25 scores for those
 	// the keyword channel found.
-	resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: max(50, 5*k)})
+	var globs []string
+	if scope != "" {
+		globs = scopeGlobs(scope, nil)
+	}
+	resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: max(50, 5*k), PathGlobs: globs})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
