@@ -46,6 +46,8 @@ type Hit struct {
 	Boosts    []string                     `json:"boosts,omitempty"`
 	// Stale is set when the file changed on disk since it was indexed.
 	Stale bool `json:"stale,omitempty"`
+
+	startByte, endByte int // indexed byte range, for [Engine.Code]
 }
 
 // FindStats is the "stats" object of the result JSON.
@@ -137,7 +139,8 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 			resp.Stats.Fresh = false
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
-			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts}
+			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
+			startByte: r.StartByte, endByte: r.EndByte}
 		if req.Full {
 			h.Code = e.code(r, stale)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctx-dev/ctx/internal/engine"
 )
@@ -37,7 +38,7 @@ func TestIndexThenFind(t *testing.T) {
 	h := resp.Results[0]
 	want := engine.Hit{Path: "config/config.go", StartLine: 8, EndLine: 20, Language: "go", Kind: "function", Symbol: "ParseConfig"}
 	got := engine.Hit{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Language: h.Language, Kind: h.Kind, Symbol: h.Symbol}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(engine.Hit{})); diff != "" {
 		t.Errorf("first hit (-want +got):\n%s", diff)
 	}
 	if h.Score <= 0 || h.Summary == "" || h.Code != "" || h.Stale {
@@ -137,6 +138,13 @@ func TestFindFull(t *testing.T) {
 	first := resp.Results[0]
 	if first.Path == "config/config.go" && !strings.Contains(first.Code, "func ParseConfig(") {
 		t.Errorf("ParseConfig hit code = %q", first.Code)
+	}
+	// Code fetches the same text later, for a hit found without Full.
+	bare := find(t, e, engine.FindRequest{Query: "settings configuration", Limit: 10})
+	for i, h := range bare.Results {
+		if got := e.Code(h); h.Code != "" || got != resp.Results[i].Code {
+			t.Errorf("Code(%s:%d) = %q, want %q", h.Path, h.StartLine, got, resp.Results[i].Code)
+		}
 	}
 }
 

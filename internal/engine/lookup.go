@@ -460,18 +460,34 @@ func MatchGlob(glob, p string) bool {
 // readRange returns the text of a stored byte range, or its line range
 // from the current file when the file changed since indexing.
 func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine int, stale bool) string {
-	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+	p := filepath.Join(e.root, filepath.FromSlash(rel))
+	if !stale && 0 <= startByte && startByte < endByte {
+		// The file is as indexed: read just the range.
+		if f, err := os.Open(p); err == nil {
+			buf := make([]byte, endByte-startByte)
+			n, err := f.ReadAt(buf, int64(startByte))
+			f.Close()
+			if n == len(buf) || err == nil {
+				return string(buf[:n])
+			}
+		}
+	}
+	src, err := os.ReadFile(p)
 	if err != nil {
 		return ""
-	}
-	if !stale && endByte <= len(src) && startByte < endByte {
-		return string(src[startByte:endByte])
 	}
 	lines := strings.SplitAfter(string(src), "\n")
 	if startLine < 1 || startLine > len(lines) {
 		return ""
 	}
 	return strings.Join(lines[startLine-1:min(endLine, len(lines))], "")
+}
+
+// Code returns a hit's text, as [FindRequest.Full] would have attached
+// it: the indexed byte range when the file is unchanged, else the same
+// lines of the current file; "" when the file cannot be read.
+func (e *Engine) Code(h Hit) string {
+	return e.readRange(h.Path, h.startByte, h.endByte, h.StartLine, h.EndLine, h.Stale)
 }
 
 // acquireCurrent is [Engine.acquire] for lookups: it also fails with

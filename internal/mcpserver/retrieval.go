@@ -242,7 +242,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if len(in.ExcludeGlobs) > 0 {
 		limit *= 3
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Full: true})
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs)})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -289,7 +289,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if cur.Offset > len(segs) {
 		return nil, out, fmt.Errorf("cursor is past the end of the results; repeat the call without cursor")
 	}
-	page := s.paginate(segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
+	page := s.paginate(e, segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
 	out.Segments = page
 	next := cur.Offset + len(page)
 	if next < len(segs) {
@@ -405,7 +405,7 @@ func groupSegments(hits []engine.Hit, maxFiles, perFile int) []engine.Hit {
 // paginate takes segments from the front of hits while their rendering
 // fits in budget tokens (counting the page header), and clips a first
 // segment that alone does not fit.
-func (s *Server) paginate(hits []engine.Hit, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
+func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
 	used := tokens.Count(renderHeader(out, 0, 0)) + tokens.Count(out.Warning) + footerTokens
 	if format != "markdown" {
 		used += jsonOverhead
@@ -413,7 +413,7 @@ func (s *Server) paginate(hits []engine.Hit, budget int, format string, debug bo
 	var page []Segment
 	for _, h := range hits {
 		sg := Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Score: h.Score, Language: h.Language, Kind: h.Kind,
-			Symbol: h.Symbol, Summary: h.Summary, Code: h.Code, ScoreComponents: h.Channels, Stale: h.Stale}
+			Symbol: h.Symbol, Summary: h.Summary, Code: e.Code(h), ScoreComponents: h.Channels, Stale: h.Stale}
 		if debug {
 			sg.Boosts = h.Boosts
 		}
@@ -519,16 +519,29 @@ func fenceLang(lang, p string) string {
 	return strings.TrimPrefix(path.Ext(p), ".")
 }
 
-// renderMarkdown is the whole page as markdown.
+// renderMarkdown is the whole page as markdown: its head, each segment,
+// then its tail.
 func renderMarkdown(out *RetrievalOutput) string {
+	var b strings.Builder
+	b.WriteString(renderHead(out))
+	for i := range out.Segments {
+		b.WriteString(renderSegment(&out.Segments[i]))
+	}
+	b.WriteString(renderTail(out))
+	return b.String()
+}
+
+func renderHead(out *RetrievalOutput) string {
 	var b strings.Builder
 	b.WriteString(renderHeader(out, len(out.Segments), out.Files))
 	if out.Warning != "" {
 		fmt.Fprintf(&b, "> warning: %s\n\n", out.Warning)
 	}
-	for i := range out.Segments {
-		b.WriteString(renderSegment(&out.Segments[i]))
-	}
+	return b.String()
+}
+
+func renderTail(out *RetrievalOutput) string {
+	var b strings.Builder
 	if len(out.Freshness.StaleFiles) > 0 {
 		fmt.Fprintf(&b, "> stale: %s changed since indexing; run `ctx index` to refresh.\n", strings.Join(out.Freshness.StaleFiles, ", "))
 	}
