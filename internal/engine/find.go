@@ -47,7 +47,10 @@ type Hit struct {
 	// Stale is set when the file changed on disk since it was indexed.
 	Stale bool `json:"stale,omitempty"`
 
-	startByte, endByte int // indexed byte range, for [Engine.Code]
+	// StartByte and EndByte are the indexed byte range (0-based, end
+	// exclusive), for [Engine.Code] and [Engine.CodeSpan].
+	StartByte int `json:"-"`
+	EndByte   int `json:"-"`
 }
 
 // FindStats is the "stats" object of the result JSON.
@@ -140,7 +143,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
 			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
-			startByte: r.StartByte, endByte: r.EndByte}
+			StartByte: r.StartByte, EndByte: r.EndByte}
 		if req.Full {
 			h.Code = e.code(r, stale)
 		}

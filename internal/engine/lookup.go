@@ -487,7 +487,15 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 // it: the indexed byte range when the file is unchanged, else the same
 // lines of the current file; "" when the file cannot be read.
 func (e *Engine) Code(h Hit) string {
-	return e.readRange(h.Path, h.startByte, h.endByte, h.StartLine, h.EndLine, h.Stale)
+	return e.readRange(h.Path, h.StartByte, h.EndByte, h.StartLine, h.EndLine, h.Stale)
+}
+
+// CodeSpan returns the text of a span of a file: bytes [startByte,
+// endByte) of the indexed file when stale is false, else lines startLine
+// to endLine (1-based, inclusive) of the current file; "" when the file
+// cannot be read.
+func (e *Engine) CodeSpan(path string, startByte, endByte, startLine, endLine int, stale bool) string {
+	return e.readRange(path, startByte, endByte, startLine, endLine, stale)
 }
 
 // acquireCurrent is [Engine.acquire] for lookups: it also fails with

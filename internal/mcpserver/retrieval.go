@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/pack"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/tokens"
 )
@@ -66,6 +67,7 @@ type Segment struct {
 	Boosts          []string                     `json:"boosts,omitempty" jsonschema:"ranking adjustments applied (debug only)"`
 	Stale           bool                         `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed; code is read from the current file"`
 	Clipped         bool                         `json:"clipped,omitempty" jsonschema:"the segment alone exceeded the page budget and was cut to fit; read the rest from the file"`
+	Merged          int                          `json:"merged,omitempty" jsonschema:"how many ranked hits were joined into this segment because they overlap or touch (their fields are the best one's)"`
 	Tokens          int                          `json:"tokens" jsonschema:"o200k_base tokens this segment adds to the text"`
 }
 
@@ -285,11 +287,15 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 			out.Warning += " within the given globs and languages; try without them"
 		}
 	}
-	segs := groupSegments(hits, maxFiles, perFile)
+	psegs := make([]pack.Segment, len(hits))
+	for i, h := range hits {
+		psegs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score}
+	}
+	segs := pack.Select(psegs, pack.SelectOptions{MaxFiles: maxFiles, PerFile: perFile})
 	if cur.Offset > len(segs) {
 		return nil, out, fmt.Errorf("cursor is past the end of the results; repeat the call without cursor")
 	}
-	page := s.paginate(e, segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
+	page := s.paginate(e, hits, segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
 	out.Segments = page
 	next := cur.Offset + len(page)
 	if next < len(segs) {
@@ -351,87 +357,49 @@ func summarize(out *RetrievalOutput) {
 	out.Files = len(files)
 }
 
-// Relevance cutoff of codebase_retrieval: past the first minSegments
-// hits, a hit scoring below cutoffRatio × the best hit's score is left
-// out. Ranking scores fall steeply past the relevant hits (on the test
-// fixture, 0.16 for the answer and under 0.01 for package clauses and
-// import blocks that came along through their file), and a page spent on
-// them is tokens the agent pays to read nothing.
-const (
-	cutoffRatio = 0.1
-	minSegments = 3
-)
-
-// groupSegments orders hits for reading: files by their best hit,
-// lines ascending within a file, at most perFile segments per file and
-// maxFiles files; a hit inside an earlier one of its file is dropped, and
-// so is a weak hit (see cutoffRatio).
-func groupSegments(hits []engine.Hit, maxFiles, perFile int) []engine.Hit {
-	var order []string
-	byFile := map[string][]engine.Hit{}
-	for i, h := range hits {
-		if i >= minSegments && h.Score < cutoffRatio*hits[0].Score {
-			continue
-		}
-		if _, ok := byFile[h.Path]; !ok {
-			if len(order) == maxFiles {
-				continue
-			}
-			order = append(order, h.Path)
-		}
-		if len(byFile[h.Path]) == perFile {
-			continue
-		}
-		inside := false
-		for _, o := range byFile[h.Path] {
-			if h.StartLine >= o.StartLine && h.EndLine <= o.EndLine {
-				inside = true
-				break
-			}
-		}
-		if !inside {
-			byFile[h.Path] = append(byFile[h.Path], h)
-		}
-	}
-	var out []engine.Hit
-	for _, p := range order {
-		fs := byFile[p]
-		slices.SortFunc(fs, func(a, b engine.Hit) int { return a.StartLine - b.StartLine })
-		out = append(out, fs...)
-	}
-	return out
-}
-
-// paginate takes segments from the front of hits while their rendering
+// paginate takes segments from the front of segs while their rendering
 // fits in budget tokens (counting the page header), and clips a first
-// segment that alone does not fit.
-func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
-	used := tokens.Count(renderHeader(out, 0, 0)) + tokens.Count(out.Warning) + footerTokens
+// segment that alone does not fit. A segment shows the fields of the best
+// hit merged into it, and the code of its whole span.
+func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segment, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
+	fixed := tokens.Count(renderHeader(out, 0, 0)) + tokens.Count(out.Warning) + footerTokens
 	if format != "markdown" {
-		used += jsonOverhead
+		fixed += jsonOverhead
 	}
-	var page []Segment
-	for _, h := range hits {
-		sg := Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Score: h.Score, Language: h.Language, Kind: h.Kind,
-			Symbol: h.Symbol, Summary: h.Summary, Code: e.Code(h), ScoreComponents: h.Channels, Stale: h.Stale}
-		if debug {
-			sg.Boosts = h.Boosts
-		}
-		if sg.ScoreComponents == nil {
-			sg.ScoreComponents = map[string]search.ChannelHit{}
-		}
-		sg.Tokens = segmentTokens(&sg, format)
-		if used+sg.Tokens > budget {
-			if len(page) > 0 {
-				break
+	page := make([]Segment, len(segs))
+	built := make([]bool, len(segs))
+	cost := func(i int) int {
+		if !built[i] {
+			ps := segs[i]
+			h := hits[ps.Hits[0]]
+			stale := false
+			for _, j := range ps.Hits {
+				stale = stale || hits[j].Stale
 			}
-			clip(&sg, budget-used, format)
+			sg := Segment{Path: ps.Path, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
+				Symbol: h.Symbol, Summary: h.Summary, ScoreComponents: h.Channels, Stale: stale,
+				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
+			if debug {
+				sg.Boosts = h.Boosts
+			}
+			if sg.ScoreComponents == nil {
+				sg.ScoreComponents = map[string]search.ChannelHit{}
+			}
+			if len(ps.Hits) > 1 {
+				sg.Merged = len(ps.Hits)
+			}
+			sg.Tokens = segmentTokens(&sg, format)
+			page[i], built[i] = sg, true
 		}
-		used += sg.Tokens
-		page = append(page, sg)
+		return page[i].Tokens
 	}
+	shrink := func(i, avail int) int {
+		clip(&page[i], avail, format)
+		return page[i].Tokens
+	}
+	n, used := pack.Fill(len(segs), budget, fixed, cost, shrink)
 	out.Tokens = used
-	return page
+	return page[:n]
 }
 
 // footerTokens reserves room for the truncation footer and cursor, and
