@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/pack"
 	"github.com/ctx-dev/ctx/internal/search"
+	"github.com/ctx-dev/ctx/internal/tokens"
 )
 
 type findOptions struct {
@@ -24,6 +26,8 @@ type findOptions struct {
 	languages []string
 	paths     []string
 	channels  []string
+	budget    int
+	limitSet  bool
 }
 
 func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
@@ -37,7 +41,8 @@ per result: path, line range and a one-line summary. The first find on an uninde
 repository builds the index first.`,
 		Example: `  ctx find "where are request headers parsed"
   ctx find ReadMIMEHeader --limit 3 --full
-  ctx find "retry with backoff" --json --language go --path 'net/**'`,
+  ctx find "retry with backoff" --json --language go --path 'net/**'
+  ctx find "how are idle connections closed" --budget 8000 --full`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return flagError{fmt.Errorf("find needs a QUERY")}
@@ -52,6 +57,10 @@ repository builds the index first.`,
 			if opts.limit <= 0 {
 				return flagError{fmt.Errorf("--limit must be positive")}
 			}
+			if opts.budget < 0 {
+				return flagError{fmt.Errorf("--budget must be positive")}
+			}
+			opts.limitSet = cmd.Flags().Changed("limit")
 			chans, err := expandChannels(opts.channels)
 			if err != nil {
 				return flagError{err}
@@ -70,6 +79,7 @@ repository builds the index first.`,
 	f.IntVarP(&opts.limit, "limit", "n", 10, "number of results")
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
+	f.IntVar(&opts.budget, "budget", 0, "pack results into this many tokens (o200k_base): grouped by file, weak hits cut, touching hits merged, with their code")
 	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
 }
@@ -81,13 +91,20 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		return err
 	}
 	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+	limit := opts.limit
+	if opts.budget > 0 && !opts.limitSet {
+		limit = packCandidates
+	}
 	resp, err := e.Find(ctx, engine.FindRequest{
-		Query: opts.query, Limit: opts.limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
-		Full: opts.full, AutoIndex: true, Progress: progress,
+		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
+		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress,
 	})
 	finish()
 	if err != nil {
 		return err
+	}
+	if opts.budget > 0 {
+		packResults(e, resp, opts)
 	}
 	if !opts.explain {
 		for i := range resp.Results {
@@ -148,7 +165,7 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 		}
 		fmt.Fprintln(w)
 	}
-	if opts.full && h.Code != "" {
+	if (opts.full || opts.budget > 0) && h.Code != "" {
 		lines := strings.Split(strings.TrimSuffix(h.Code, "\n"), "\n")
 		width := len(fmt.Sprint(h.StartLine + len(lines)))
 		for i, l := range lines {
@@ -156,6 +173,44 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// packCandidates is how many ranked hits --budget packs from when
+// --limit is not given.
+const packCandidates = 30
+
+// packResults replaces resp's results by a pack within opts.budget
+// tokens: the segments of pack.Select, each with its code, counted as
+// printed (the JSON object of the hit with --json, else its heading and
+// numbered code lines).
+func packResults(e *engine.Engine, resp *engine.FindResponse, opts *findOptions) {
+	hits := resp.Results
+	segs := make([]pack.Segment, len(hits))
+	for i, h := range hits {
+		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score}
+	}
+	segs = pack.Select(segs, pack.SelectOptions{})
+	out := make([]engine.Hit, len(segs))
+	cost := func(i int) int {
+		ps := segs[i]
+		h := hits[ps.Hits[0]]
+		for _, j := range ps.Hits {
+			h.Stale = h.Stale || hits[j].Stale
+		}
+		h.StartLine, h.EndLine, h.Score = ps.StartLine, ps.EndLine, ps.Score
+		h.Code = e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, h.Stale)
+		out[i] = h
+		var b strings.Builder
+		if opts.json {
+			writeJSON(&b, h)
+		} else {
+			printHit(&b, h, &findOptions{full: true, explain: opts.explain})
+		}
+		return tokens.Count(b.String())
+	}
+	n, used := pack.Fill(len(segs), opts.budget, 0, cost, nil)
+	resp.Results = out[:n]
+	resp.Pack = &engine.PackStats{Budget: opts.budget, Tokens: used, Segments: n, Left: len(segs) - n}
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -68,10 +68,21 @@ type FindResponse struct {
 	Query   string    `json:"query"`
 	Results []Hit     `json:"results"`
 	Stats   FindStats `json:"stats"`
+	// Pack describes the token-budget pack when the results are one
+	// (ctx find --budget).
+	Pack *PackStats `json:"pack,omitempty"`
 	// Indexed is set when this call had to build the index first.
 	Indexed *IndexReport `json:"-"`
 	// Raw keeps the search results for explain output.
 	Raw []search.Result `json:"-"`
+}
+
+// PackStats describes a pack of results made to a token budget.
+type PackStats struct {
+	Budget   int `json:"budget"`   // o200k_base tokens allowed
+	Tokens   int `json:"tokens"`   // o200k_base tokens of the packed results as printed
+	Segments int `json:"segments"` // results in the pack
+	Left     int `json:"left"`     // selected segments that did not fit
 }
 
 // ErrEmptyIndex means the index holds no chunks: nothing under the root was
