@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -124,4 +129,91 @@ func (q *Queue) Pop() string {
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Errorf("the server stopped answering after a bad call: %v", err)
 	}
+}
+
+// TestMCPSeveralProcesses: three `ctx mcp` processes serve one repository
+// while `ctx index` processes re-index it after edits; no call fails and
+// none waits for an index run (each call has a deadline far below an
+// index run's length would be if it blocked on the lock).
+func TestMCPSeveralProcesses(t *testing.T) {
+	repo := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/s\n\ngo 1.22\n")
+	write("store/store.go", "package store\n\n// Get returns the value saved under key.\nfunc Get(key string) string { return key }\n")
+	cache := t.TempDir()
+	if out, err := ctxCmd(t, cache, "index", "--repo", repo).CombinedOutput(); err != nil {
+		t.Fatalf("ctx index: %v\n%s", err, out)
+	}
+	var sessions []*mcp.ClientSession
+	for i := range 3 {
+		cmd := ctxCmd(t, cache, "mcp", "--repo", repo)
+		client := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("p%d", i), Version: "1"}, nil)
+		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		sessions = append(sessions, cs)
+	}
+	stop := make(chan struct{})
+	indexErr := make(chan error, 1)
+	var runs atomic.Int64
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				indexErr <- nil
+				return
+			default:
+			}
+			write(fmt.Sprintf("store/gen%d.go", i%3), fmt.Sprintf("package store\n\n// Put%d saves a value under key.\nfunc Put%d(key string) {}\n", i, i))
+			if out, err := ctxCmd(t, cache, "index", "--repo", repo).CombinedOutput(); err != nil {
+				indexErr <- fmt.Errorf("ctx index: %v\n%s", err, out)
+				return
+			}
+			runs.Add(1)
+		}
+	}()
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i, cs := range sessions {
+		for w := range 3 {
+			wg.Go(func() {
+				for c := range 20 {
+					ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "codebase_retrieval", Arguments: map[string]any{"information_request": "return the value saved under a key"}})
+					cancel()
+					if err == nil && res.IsError {
+						err = fmt.Errorf("isError: %s", res.Content[0].(*mcp.TextContent).Text)
+					}
+					if err != nil {
+						if failed.Add(1) == 1 {
+							t.Errorf("process %d worker %d call %d: %v", i, w, c, err)
+						}
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-indexErr; err != nil {
+		t.Error(err)
+	}
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of 180 calls failed", n)
+	}
+	if runs.Load() == 0 {
+		t.Errorf("no index run finished while the servers answered")
+	}
+	t.Logf("180 calls over 3 server processes, %d index runs meanwhile", runs.Load())
 }
