@@ -151,17 +151,24 @@ func (d *Deps) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := d.repo
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if root, err = discover.FindRoot(wd); err != nil {
-			return nil, err
-		}
+	root, err := d.root()
+	if err != nil {
+		return nil, err
 	}
 	return engine.Open(cfg, root, &engine.Options{Logger: d.logger(cfg)})
+}
+
+// root is --repo, else the enclosing git work tree of the current
+// directory, else the current directory.
+func (d *Deps) root() (string, error) {
+	if d.repo != "" {
+		return d.repo, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return discover.FindRoot(wd)
 }
 
 func (d *Deps) logger(cfg config.Config) *slog.Logger {

@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/mcpserver"
 )
 
@@ -106,15 +105,9 @@ func (o *mcpOptions) newServer() (*mcpserver.Server, error) {
 	if o.tools != string(mcpserver.ToolsDefault) && o.tools != string(mcpserver.ToolsAll) {
 		return nil, flagError{fmt.Errorf("--tools %q: want default or all", o.tools)}
 	}
-	root := d.repo
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if root, err = discover.FindRoot(wd); err != nil {
-			return nil, err
-		}
+	root, err := d.root()
+	if err != nil {
+		return nil, err
 	}
 	return mcpserver.New(mcpserver.Options{
 		Root: root, Config: cfg, Tools: mcpserver.ToolSet(o.tools), Version: version(),

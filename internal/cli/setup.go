@@ -96,20 +96,15 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 		}
 		o.Command = exe
 	}
+	root, err := d.root()
+	if err != nil {
+		return err
+	}
+	if o.Root, err = filepath.Abs(root); err != nil {
+		return err
+	}
 	if d.repo != "" {
-		abs, err := filepath.Abs(d.repo)
-		if err != nil {
-			return err
-		}
-		o.Root, o.Repo = abs, abs
-	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		if o.Root, err = discover.FindRoot(wd); err != nil {
-			return err
-		}
+		o.Repo = o.Root
 	}
 	if !opts.global {
 		if discover.CheckRoot(o.Root, home, false) != nil {
