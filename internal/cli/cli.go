@@ -121,7 +121,7 @@ No services, no API keys, no downloads.`,
 	pf.StringVar(&deps.repo, "repo", "", "root to index and search (default: the enclosing git work tree, else the current directory)")
 	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
 	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
-	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps))
+	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps))
 	return cmd
 }
 

@@ -115,7 +115,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if e.emb != nil {
 		stamp = e.writeVectorFile(ctx, db, gen, stamp)
 	}
-	if err := db.SetMeta(ctx, map[string]string{
+	meta := map[string]string{
 		store.MetaRoot:        e.root,
 		store.MetaIdentity:    id.Hash,
 		store.MetaGeneration:  strconv.FormatInt(gen, 10),
@@ -125,7 +125,12 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		store.MetaChunker:     strconv.Itoa(id.Chunker),
 		metaChunks:            strconv.Itoa(counts.Chunks),
 		metaVecStamp:          stamp,
-	}); err != nil {
+	}
+	if st.Imports != nil {
+		b, _ := json.Marshal(st.Imports)
+		meta[metaImports] = string(b)
+	}
+	if err := db.SetMeta(ctx, meta); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -133,6 +138,10 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 
 // metaChunks caches the chunk count for IDF at query time.
 const metaChunks = "chunks"
+
+// metaImports holds the import counts of the last run that resolved
+// them (index.ImportStats as JSON).
+const metaImports = "imports"
 
 // metaVecStamp is the token the derived vector file of the committed
 // generation carries (see [Engine.writeVectorFile]).

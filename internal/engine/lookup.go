@@ -519,3 +519,69 @@ func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 	release()
 	return nil, nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
 }
+
+// Dependency is one import statement: in a file's own imports, what it
+// names; in its importers, who names it.
+type Dependency struct {
+	Path   string `json:"path"`   // the importing file
+	Line   int    `json:"line"`   // 1-based
+	Spec   string `json:"spec"`   // as written
+	Target string `json:"target"` // repository path it resolves to; "" outside the repository or unresolved
+	// Internal is set when the import should resolve inside the
+	// repository; with no Target it is broken or unresolvable.
+	Internal bool `json:"internal"`
+}
+
+// Deps is what a file imports and what imports it.
+type Deps struct {
+	Path      string       `json:"path"`
+	Imports   []Dependency `json:"imports"`
+	Importers []Dependency `json:"importers"`
+}
+
+// Deps returns the import statements of the file at rel (a slash path
+// relative to the root) and those of other files that resolve to it or,
+// for Go, to its package directory. Errors: those of a query, and a path
+// the index does not hold.
+func (e *Engine) Deps(ctx context.Context, rel string) (*Deps, error) {
+	rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	own, err := v.db.ImportsOf(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if strings.HasSuffix(rel, ".go") {
+		if dir = path.Dir(rel); dir == "." {
+			dir = "."
+		}
+	}
+	in, err := v.db.ImportersOf(ctx, rel, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(own) == 0 && len(in) == 0 {
+		files, err := v.db.ListFiles(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(files, func(f store.FileRow) bool { return f.Path == rel }) {
+			return nil, fmt.Errorf("%s is not in the index of %s (see `ctx status` for skipped files)", rel, e.root)
+		}
+	}
+	d := &Deps{Path: rel, Imports: []Dependency{}, Importers: []Dependency{}}
+	for _, r := range own {
+		d.Imports = append(d.Imports, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+	}
+	for _, r := range in {
+		if r.Path == rel {
+			continue
+		}
+		d.Importers = append(d.Importers, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+	}
+	return d, nil
+}

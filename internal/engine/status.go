@@ -41,6 +41,10 @@ type Status struct {
 	Changed int `json:"changed"`
 	Added   int `json:"added"`
 	Deleted int `json:"deleted"`
+	// Imports counts import statements (Go, Python, JavaScript and
+	// TypeScript): all, those that should resolve inside the repository,
+	// and those that did.
+	Imports index.ImportStats `json:"imports"`
 }
 
 // Status reports on the root's index. Errors: [ErrNotIndexed] when there is
@@ -67,6 +71,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		st.LastIndexed = t
 	}
 	st.Generation, _ = strconv.ParseInt(mustMeta(ctx, db, "generation"), 10, 64)
+	if v := mustMeta(ctx, db, metaImports); v != "" {
+		_ = json.Unmarshal([]byte(v), &st.Imports)
+	}
 	st.StoredIdentity = mustMeta(ctx, db, "identity")
 	st.Incomplete = st.StoredIdentity == ""
 	st.Stale = !st.Incomplete && st.StoredIdentity != st.Identity.Hash

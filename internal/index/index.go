@@ -17,6 +17,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -30,6 +32,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/graph"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -71,6 +74,52 @@ type Stats struct {
 	Embedded int
 	// Duration is the wall-clock time of the run.
 	Duration time.Duration
+	// Imports counts the index's import statements after the run; nil
+	// when no file changed (they were not resolved again).
+	Imports *ImportStats
+}
+
+// ImportStats counts import statements: all of them, those that should
+// resolve inside the repository (graph.Resolution.Internal), and those of
+// them that did.
+type ImportStats struct {
+	Total    int `json:"total"`
+	Internal int `json:"internal"`
+	Resolved int `json:"resolved"`
+}
+
+// resolveImports resolves every stored import against the stored files
+// and the repository's go.mod module paths (read from disk).
+func resolveImports(ctx context.Context, db *store.DB, root string) (ImportStats, error) {
+	files, err := db.ListFiles(ctx)
+	if err != nil {
+		return ImportStats{}, err
+	}
+	paths := make([]string, len(files))
+	mods := map[string]string{}
+	for i, f := range files {
+		paths[i] = f.Path
+		if path.Base(f.Path) != "go.mod" {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			continue
+		}
+		if m := graph.ModulePath(src); m != "" {
+			dir := path.Dir(f.Path)
+			if dir == "." {
+				dir = ""
+			}
+			mods[dir] = m
+		}
+	}
+	r := graph.NewResolver(paths, mods)
+	total, internal, resolved, err := db.ResolveImports(ctx, func(im store.ImportRow) store.Resolution {
+		res := r.Resolve(im.Path, im.Language, im.Spec)
+		return store.Resolution{Target: res.Target, Internal: res.Internal}
+	})
+	return ImportStats{Total: total, Internal: internal, Resolved: resolved}, err
 }
 
 // SkipCounts returns the number of skips per reason.
@@ -271,6 +320,14 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	if err := db.TouchFiles(ctx, touches); err != nil {
 		return nil, err
 	}
+	if st.Added+st.Changed+st.Deleted > 0 {
+		// Any file added or removed can change what an import names.
+		imp, err := resolveImports(ctx, db, root)
+		if err != nil {
+			return nil, err
+		}
+		st.Imports = &imp
+	}
 	st.Skips = append(st.Skips, skips...)
 	sort.Slice(st.Skips, func(i, j int) bool { return st.Skips[i].Path < st.Skips[j].Path })
 	st.Embedded = int(embedded.Load())
@@ -318,6 +375,9 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	u := &store.Update{File: store.File{
 		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
 	}}
+	for _, im := range graph.Imports(f.Language, src) {
+		u.Imports = append(u.Imports, store.Import{Spec: im.Spec, Line: im.Line})
+	}
 	pathTerms := strings.Join(analyze.TermList(f.Path), " ")
 	u.Chunks = make([]store.Chunk, len(chunks))
 	for i, c := range chunks {

@@ -64,6 +64,19 @@ INSERT INTO embeddings_v3(key, vec) SELECT key, vec FROM embeddings;
 DROP TABLE embeddings;
 ALTER TABLE embeddings_v3 RENAME TO embeddings;
 `,
+	// Import statements, written with their file; target and internal
+	// are filled by ResolveImports once every file of a run is written.
+	3: `
+CREATE TABLE imports(
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  spec TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  target TEXT NOT NULL DEFAULT '',
+  internal INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX imports_target ON imports(target) WHERE target <> '';
+`,
 }
 
 func init() {

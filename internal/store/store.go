@@ -32,7 +32,8 @@ import (
 //	1: files, chunks, contentless FTS5 chunks_fts(name, path, doc, body), embeddings, meta.
 //	2: skipped: files skipped for their content, so unchanged ones are not read again.
 //	3: embeddings is a rowid table with a unique key (was WITHOUT ROWID).
-const SchemaVersion = 3
+//	4: imports: each file's import statements and what they resolve to.
+const SchemaVersion = 4
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

@@ -49,11 +49,20 @@ type Update struct {
 	// Vectors holds new embeddings to store, by key; keys already present
 	// are left alone.
 	Vectors map[string][]byte
+	// Imports are the file's import statements (spec as written, 1-based
+	// line); [DB.ResolveImports] fills in what they name.
+	Imports []Import
 	// Delete removes the file (by Path) and everything derived from it.
 	Delete bool
 	// Skip, with Delete, records why the file is not indexed (its content
 	// was binary, generated or minified), keyed by its size and mtime.
 	Skip *Skipped
+}
+
+// Import is one import statement of a file.
+type Import struct {
+	Spec string
+	Line int // 1-based
 }
 
 // Skipped is a file left out of the index for its content.
@@ -99,6 +108,8 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	defer c3()
 	insVec, c4 := prep(`INSERT OR IGNORE INTO embeddings(key, vec) VALUES(?,?)`)
 	defer c4()
+	insImport, c5 := prep(`INSERT INTO imports(file_id, spec, line) VALUES(?,?,?)`)
+	defer c5()
 	if err != nil {
 		return fmt.Errorf("preparing writes: %v", err)
 	}
@@ -136,6 +147,11 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM files WHERE path = ?`, u.File.Path).Scan(&fileID); err != nil {
 			return fmt.Errorf("writing file %s: %v", u.File.Path, err)
 		}
+		for _, im := range u.Imports {
+			if _, err := insImport(fileID, im.Spec, im.Line); err != nil {
+				return fmt.Errorf("writing imports of %s: %v", u.File.Path, err)
+			}
+		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
 			id, err := insChunk(fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey)
@@ -162,6 +178,9 @@ func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
 		return fmt.Errorf("deleting chunks of %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM imports WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
+		return fmt.Errorf("deleting imports of %s: %v", path, err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path); err != nil {
 		return fmt.Errorf("deleting file %s: %v", path, err)

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// ImportRow is a stored import statement with its file.
+type ImportRow struct {
+	ID       int64 // rowid
+	Path     string
+	Language string
+	Spec     string
+	Line     int // 1-based
+	// Target is the repository path the import resolves to ("" when it
+	// does not); Internal reports whether it should resolve inside the
+	// repository (graph.Resolution).
+	Target   string
+	Internal bool
+}
+
+// Resolution is a resolved import's target and whether it is internal.
+type Resolution struct {
+	Target   string
+	Internal bool
+}
+
+// ResolveImports calls resolve for every stored import and stores the
+// answers that changed, in one transaction. It returns the number of
+// imports, of internal ones and of internal ones that resolved.
+func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
+	if db.w == nil {
+		return 0, 0, 0, ErrReadOnly
+	}
+	rows, err := db.w.QueryContext(ctx, `SELECT i.rowid, f.path, f.language, i.spec, i.line, i.target, i.internal FROM imports i JOIN files f ON f.id = i.file_id`)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
+	}
+	type change struct {
+		id  int64
+		res Resolution
+	}
+	var changes []change
+	for rows.Next() {
+		var r ImportRow
+		if err := rows.Scan(&r.ID, &r.Path, &r.Language, &r.Spec, &r.Line, &r.Target, &r.Internal); err != nil {
+			rows.Close()
+			return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
+		}
+		res := resolve(r)
+		total++
+		if res.Internal {
+			internal++
+			if res.Target != "" {
+				resolved++
+			}
+		}
+		if res.Target != r.Target || res.Internal != r.Internal {
+			changes = append(changes, change{r.ID, res})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
+	}
+	rows.Close()
+	if len(changes) == 0 {
+		return total, internal, resolved, nil
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `UPDATE imports SET target = ?, internal = ? WHERE rowid = ?`)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+	}
+	defer st.Close()
+	for _, c := range changes {
+		if _, err := st.ExecContext(ctx, c.res.Target, c.res.Internal, c.id); err != nil {
+			return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+	}
+	return total, internal, resolved, nil
+}
+
+// ImportsOf returns the import statements of the file at path, in line
+// order.
+func (db *DB) ImportsOf(ctx context.Context, path string) ([]ImportRow, error) {
+	return db.queryImports(ctx, `f.path = ? ORDER BY i.line`, path)
+}
+
+// ImportersOf returns the import statements that resolve to path or, for
+// a Go package, to the directory dir holding it ("" to skip), ordered by
+// importing file and line.
+func (db *DB) ImportersOf(ctx context.Context, path, dir string) ([]ImportRow, error) {
+	return db.queryImports(ctx, `i.target IN (?, ?) AND i.target <> '' ORDER BY f.path, i.line`, path, dir)
+}
+
+func (db *DB) queryImports(ctx context.Context, where string, args ...any) ([]ImportRow, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT i.rowid, f.path, f.language, i.spec, i.line, i.target, i.internal FROM imports i JOIN files f ON f.id = i.file_id WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading imports: %v", err)
+	}
+	defer rows.Close()
+	var out []ImportRow
+	for rows.Next() {
+		var r ImportRow
+		if err := rows.Scan(&r.ID, &r.Path, &r.Language, &r.Spec, &r.Line, &r.Target, &r.Internal); err != nil {
+			return nil, fmt.Errorf("reading imports: %v", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading imports: %v", err)
+	}
+	return out, nil
+}

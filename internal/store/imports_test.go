@@ -1,0 +1,57 @@
+package store_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// TestImports: imports are written with their file, resolved in place,
+// found by importer and by target, and go when their file goes.
+func TestImports(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	file := func(p string, imports ...store.Import) store.Update {
+		return store.Update{File: store.File{Path: p, Language: "go", Hash: make([]byte, 32)}, Imports: imports}
+	}
+	if err := db.Apply(ctx, []store.Update{
+		file("a/a.go", store.Import{Spec: "example.com/m/b", Line: 3}, store.Import{Spec: "fmt", Line: 4}),
+		file("b/b.go"),
+		file("c/c.go", store.Import{Spec: "example.com/m/b", Line: 5}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(im store.ImportRow) store.Resolution {
+		if im.Spec == "example.com/m/b" {
+			return store.Resolution{Target: "b", Internal: true}
+		}
+		return store.Resolution{}
+	}
+	total, internal, resolved, err := db.ResolveImports(ctx, resolve)
+	if err != nil || total != 3 || internal != 2 || resolved != 2 {
+		t.Fatalf("ResolveImports = %d, %d, %d, %v; want 3, 2, 2", total, internal, resolved, err)
+	}
+	own, err := db.ImportsOf(ctx, "a/a.go")
+	if err != nil || len(own) != 2 || own[0].Target != "b" || !own[0].Internal || own[1].Spec != "fmt" || own[1].Internal {
+		t.Errorf("ImportsOf(a/a.go) = %+v, %v", own, err)
+	}
+	in, err := db.ImportersOf(ctx, "b/b.go", "b")
+	if err != nil || len(in) != 2 || in[0].Path != "a/a.go" || in[1].Path != "c/c.go" || in[1].Line != 5 {
+		t.Errorf("ImportersOf(b) = %+v, %v", in, err)
+	}
+	// Rewriting a file replaces its imports; deleting it removes them.
+	if err := db.Apply(ctx, []store.Update{file("a/a.go"), {File: store.File{Path: "c/c.go"}, Delete: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := db.ImportersOf(ctx, "b/b.go", "b"); err != nil || len(in) != 0 {
+		t.Errorf("importers after the rewrite and delete = %+v, %v", in, err)
+	}
+	if total, _, _, err := db.ResolveImports(ctx, resolve); err != nil || total != 0 {
+		t.Errorf("imports left = %d, %v", total, err)
+	}
+}
