@@ -585,3 +585,34 @@ func (e *Engine) Deps(ctx context.Context, rel string) (*Deps, error) {
 	}
 	return d, nil
 }
+
+// Importers returns the import statements that name a module, package or
+// file (see store.DB.ImportsNaming): from the stored import graph, so
+// exact where [Engine.References] with kind import is a text match.
+// Scope keeps only importing files under that slash directory ("" all).
+func (e *Engine) Importers(ctx context.Context, name, scope string, limit int) ([]Dependency, error) {
+	name = strings.Trim(strings.TrimSpace(name), `"'`)
+	if name == "" {
+		return nil, fmt.Errorf("empty module name")
+	}
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := v.db.ImportsNaming(ctx, name, 5000)
+	if err != nil {
+		return nil, err
+	}
+	out := []Dependency{}
+	for _, r := range rows {
+		if scope != "" && !strings.HasPrefix(r.Path, scope+"/") {
+			continue
+		}
+		if len(out) == limit {
+			break
+		}
+		out = append(out, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+	}
+	return out, nil
+}

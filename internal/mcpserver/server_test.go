@@ -574,6 +574,9 @@ func TestSymbolTools(t *testing.T) {
 	if got := refLocs(g.References); !slices.Equal(got, []string{"server/server.go:7 import"}) {
 		t.Errorf("importers of retry = %v", got)
 	}
+	if !strings.Contains(g.Method, "import graph") {
+		t.Errorf("importers answered by %q, want the import graph", g.Method)
+	}
 	mustCall(t, e.cs, "symbol_graph", map[string]any{"symbol": "Config", "query_type": "definition"}, &g)
 	if len(g.Definitions) == 0 || g.Definitions[0].Path != "config/config.go" {
 		t.Errorf("definition of Config = %+v", g.Definitions)

@@ -281,7 +281,13 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 		out.Definitions = d
 		out.ServerMS = since(start)
 		return res, out, nil
-	case "callers", "importers":
+	case "importers":
+		if res, ok, err := s.graphImporters(ctx, in, limit, &out); err != nil || ok {
+			out.ServerMS = since(start)
+			return res, out, err
+		}
+		fallthrough
+	case "callers":
 		kind := map[string]string{"callers": "call", "importers": "import"}[in.QueryType]
 		_, ro, err := s.references(ctx, ReferencesInput{Symbol: in.Symbol, MaxResults: limit, ExcludeDefinition: true, RepoPath: in.RepoPath}, []string{kind})
 		if err != nil {
@@ -292,6 +298,41 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 		return textResult(renderReferences(ro, []string{kind})), out, nil
 	}
 	return nil, out, fmt.Errorf("query_type %q: want callers, definition or importers", in.QueryType)
+}
+
+// graphImporters answers importers from the stored import graph (Go,
+// Python, JavaScript, TypeScript). ok is false when the graph holds no
+// import naming the symbol, so the caller falls back to text matches.
+func (s *Server) graphImporters(ctx context.Context, in SymbolGraphInput, limit int, out *SymbolGraphOutput) (*mcp.CallToolResult, bool, error) {
+	e, scope, err := s.repoScope(in.RepoPath)
+	if err != nil {
+		return nil, false, err
+	}
+	deps, err := e.Importers(ctx, in.Symbol, scope, limit+1)
+	if err != nil {
+		return nil, false, s.explain(e, err)
+	}
+	if len(deps) == 0 {
+		return nil, false, nil
+	}
+	if len(deps) > limit {
+		deps, out.Truncated = deps[:limit], true
+	}
+	out.Method = "import graph: import statements parsed at index time and resolved to repository files"
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %d import statements naming %s (%s)\n", len(deps), in.Symbol, out.Method)
+	for _, d := range deps {
+		out.References = append(out.References, engine.Reference{Path: d.Path, Line: d.Line, Text: d.Spec, Kind: "import", Confidence: 1})
+		fmt.Fprintf(&b, "%s:%d imports %s", d.Path, d.Line, d.Spec)
+		if d.Target != "" {
+			fmt.Fprintf(&b, " (-> %s)", d.Target)
+		}
+		b.WriteString("\n")
+	}
+	if out.Truncated {
+		b.WriteString("(truncated at limit)\n")
+	}
+	return textResult(b.String()), true, nil
 }
 
 func (s *Server) definitionsFor(ctx context.Context, symbol, repoPath string, n int) (*mcp.CallToolResult, []engine.Definition, error) {

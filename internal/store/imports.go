@@ -120,3 +120,12 @@ func (db *DB) queryImports(ctx context.Context, where string, args ...any) ([]Im
 	}
 	return out, nil
 }
+
+// ImportsNaming returns the import statements whose spec is name, ends
+// with "/name" or ".name", or whose target is name or ends with "/name"
+// (a package directory or a module file named by its path), ordered by
+// importing file and line; at most limit.
+func (db *DB) ImportsNaming(ctx context.Context, name string, limit int) ([]ImportRow, error) {
+	return db.queryImports(ctx, `(i.spec = ?1 OR i.spec LIKE '%/' || ?2 ESCAPE '\' OR i.spec LIKE '%.' || ?2 ESCAPE '\'
+  OR i.target = ?1 OR i.target LIKE '%/' || ?2 ESCAPE '\') ORDER BY f.path, i.line LIMIT ?3`, name, escapeLike(name), limit)
+}
