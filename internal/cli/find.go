@@ -166,13 +166,18 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 		fmt.Fprintln(w)
 	}
 	if (opts.full || opts.budget > 0) && h.Code != "" {
-		lines := strings.Split(strings.TrimSuffix(h.Code, "\n"), "\n")
-		width := len(fmt.Sprint(h.StartLine + len(lines)))
-		for i, l := range lines {
-			fmt.Fprintf(w, "%*d  %s\n", width, h.StartLine+i, l)
-		}
-		fmt.Fprintln(w)
+		printCode(w, h.Code, h.StartLine)
 	}
+}
+
+// printCode prints code with line numbers from start, then a blank line.
+func printCode(w io.Writer, code string, start int) {
+	lines := strings.Split(strings.TrimSuffix(code, "\n"), "\n")
+	width := len(fmt.Sprint(start + len(lines)))
+	for i, l := range lines {
+		fmt.Fprintf(w, "%*d  %s\n", width, start+i, l)
+	}
+	fmt.Fprintln(w)
 }
 
 // packCandidates is how many ranked hits --budget packs from when

@@ -616,3 +616,67 @@ func (e *Engine) Importers(ctx context.Context, name, scope string, limit int) (
 	}
 	return out, nil
 }
+
+// Symbol is one defined name.
+type Symbol struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"` // 1-based, inclusive
+	EndLine   int    `json:"end_line"`   // 1-based, inclusive
+	Kind      string `json:"kind"`
+	Symbol    string `json:"symbol"` // qualified
+	Name      string `json:"name"`   // bare
+}
+
+// Symbols lists defined names by path and line, keeping the given kinds
+// (empty: all) under the slash directory or file prefix ("" all), at most
+// limit (0: all). Errors: those of a query.
+func (e *Engine) Symbols(ctx context.Context, kinds []string, prefix string, limit int) ([]Symbol, error) {
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := v.db.Symbols(ctx, kinds, strings.Trim(filepath.ToSlash(prefix), "/"), limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Symbol, len(rows))
+	for i, r := range rows {
+		out[i] = Symbol{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Kind: r.Kind, Symbol: r.Symbol, Name: r.Name}
+	}
+	return out, nil
+}
+
+// ChunkAt returns the chunk of the file at rel holding the 1-based line
+// (the innermost one when chunks nest), with its code. Errors: those of
+// a query, a file the index does not hold, a line outside every chunk.
+func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error) {
+	rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := v.db.FileChunks(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s has no chunks in the index of %s (see `ctx status` for skipped files)", rel, e.root)
+	}
+	var best *store.ChunkRow
+	for i := range rows {
+		r := &rows[i]
+		if r.StartLine <= line && line <= r.EndLine && (best == nil || r.EndLine-r.StartLine < best.EndLine-best.StartLine) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("%s:%d is outside every chunk (the file has %d chunks, lines %d-%d)", rel, line, len(rows), rows[0].StartLine, rows[len(rows)-1].EndLine)
+	}
+	h := &Hit{Path: best.Path, StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,
+		Symbol: best.Symbol, Summary: best.Summary, StartByte: best.StartByte, EndByte: best.EndByte}
+	h.Stale = e.changed(best.Path, best.FileSize, best.FileTime)
+	h.Code = e.Code(*h)
+	return h, nil
+}

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// The symbol commands: def, refs, symbols and chunk. Definitions and
+// references come from the engine's lookups over defined names and the
+// text index (see engine.LookupMethod); imports from the import graph
+// (ctx deps).
+
+func newDefCmd(deps *Deps) *cobra.Command {
+	var (
+		hint         string
+		limit        int
+		asJSON, full bool
+	)
+	cmd := &cobra.Command{
+		Use:   "def SYMBOL",
+		Short: "Show where a symbol is defined",
+		Long: `Show the definitions of SYMBOL (bare, like Shutdown, or qualified, like http.Server or
+(*Server).Shutdown), best first: exact names before case-insensitive ones, qualifiers found in
+the definition's symbol or path, definitions near --hint, non-test files first.`,
+		Example: `  ctx def ReadMIMEHeader
+  ctx def Server.Shutdown --hint net/http --full`,
+		Args: exactArgs(1, "def needs one SYMBOL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			defs, err := e.Definitions(cmd.Context(), args[0], hint, limit, full || asJSON)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, map[string]any{"symbol": args[0], "definitions": nonNil(defs), "method": engine.LookupMethod})
+			}
+			if len(defs) == 0 && deps.IO.ErrTTY {
+				fmt.Fprintf(deps.IO.ErrOut, "no definition of %s\n", args[0])
+			}
+			for _, d := range defs {
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s\n", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol)
+				if full {
+					printCode(deps.IO.Out, d.Code, d.StartLine)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&hint, "hint", "", "a file or directory near the definition you want")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 5, "most definitions")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&full, "full", false, "print each definition's code")
+	return cmd
+}
+
+func newRefsCmd(deps *Deps) *cobra.Command {
+	var (
+		limit         int
+		asJSON, noDef bool
+		kinds         []string
+	)
+	cmd := &cobra.Command{
+		Use:   "refs SYMBOL",
+		Short: "List the lines that use a symbol",
+		Long: `List every line that uses SYMBOL's bare name as a whole word (case-sensitive), found
+through the index and confirmed in the current file text, with the enclosing definition and a
+kind: call, import, definition or reference.`,
+		Example: `  ctx refs ReadMIMEHeader
+  ctx refs Retry --kind call --no-def`,
+		Args: exactArgs(1, "refs needs one SYMBOL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			refs, err := e.References(cmd.Context(), engine.ReferenceQuery{Symbol: args[0], ExcludeDefinition: noDef, Kinds: kinds, Max: limit})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, map[string]any{"symbol": args[0], "references": nonNil(refs), "method": engine.LookupMethod})
+			}
+			for _, r := range refs {
+				in := ""
+				if r.Enclosing != "" {
+					in = " in " + r.Enclosing
+				}
+				fmt.Fprintf(deps.IO.Out, "%s:%d:%d  [%s%s]  %s\n", r.Path, r.Line, r.Column, r.Kind, in, r.Text)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 100, "most references")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&noDef, "no-def", false, "leave out the defining lines")
+	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: call, import, definition, reference")
+	return cmd
+}
+
+func newSymbolsCmd(deps *Deps) *cobra.Command {
+	var (
+		kinds  []string
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "symbols [PATH]",
+		Short: "List the defined names of the repository or of a file or directory",
+		Example: `  ctx symbols net/http/server.go
+  ctx symbols net/http --kind function,method -n 50`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			prefix := ""
+			if len(args) == 1 {
+				prefix = args[0]
+			}
+			syms, err := e.Symbols(cmd.Context(), kinds, prefix, limit)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, map[string]any{"symbols": nonNil(syms)})
+			}
+			for _, s := range syms {
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s\n", s.Path, s.StartLine, s.EndLine, s.Kind, s.Symbol)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds (function, method, class, struct, interface, type, const, var, …)")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "most symbols (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+func newChunkCmd(deps *Deps) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "chunk FILE:LINE",
+		Short:   "Print the indexed chunk (function, class, block) that holds a line",
+		Example: `  ctx chunk net/http/server.go:3199`,
+		Args:    exactArgs(1, "chunk needs one FILE:LINE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file, lineStr, ok := strings.Cut(args[0], ":")
+			line, err := strconv.Atoi(lineStr)
+			if !ok || err != nil || line < 1 {
+				return flagError{fmt.Errorf("%q: want FILE:LINE with a 1-based line", args[0])}
+			}
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			h, err := e.ChunkAt(cmd.Context(), file, line)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, h)
+			}
+			fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
+			printCode(deps.IO.Out, h.Code, h.StartLine)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+// exactArgs requires n arguments, with msg as the usage error.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return flagError{fmt.Errorf("%s", msg)}
+		}
+		return nil
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
