@@ -193,10 +193,87 @@ type Reference struct {
 	// line is an import/include/use statement, "definition" on the line
 	// that defines it, else "reference".
 	Kind string `json:"kind"`
-	// Confidence in [0, 1]: how likely the mention is this symbol and
-	// not another of the same name (lower when several definitions share
-	// the name).
+	// Definition is the definition the mention is linked to, as the
+	// path and first line of its chunk (which starts at its doc comment); Confidence in [0, 1] is
+	// how likely that link is (see [linker]).
+	Definition string  `json:"definition,omitempty"`
 	Confidence float64 `json:"confidence"`
+}
+
+// linker links a mention of a name to one of its definitions by scope,
+// using the import graph: the mention's own file (0.95), a file of the
+// same Go package or directory (0.9), a file it imports, or whose
+// package it imports (0.9; 0.95 when the mention is qualified by the
+// imported name, as in pkg.Name), a definition whose qualifiers the query
+// named (0.8), the only definition in the repository (0.6), else the
+// first of n (0.5/n). A name with no definition in the repository links
+// to nothing (confidence 0.2: likely a library's).
+type linker struct {
+	ctx     context.Context
+	db      *store.DB
+	defs    []store.ChunkRow
+	quals   []string
+	imports map[string][]store.ImportRow // by importing file, cached
+}
+
+func newLinker(ctx context.Context, db *store.DB, defs []store.ChunkRow, quals []string) *linker {
+	return &linker{ctx: ctx, db: db, defs: defs, quals: quals, imports: map[string][]store.ImportRow{}}
+}
+
+// link returns the definition a mention in file from most likely means,
+// and the confidence; before is the line's text up to the mention.
+func (l *linker) link(from, before string) (string, float64) {
+	if len(l.defs) == 0 {
+		return "", 0.2
+	}
+	loc := func(d store.ChunkRow) string { return fmt.Sprintf("%s:%d", d.Path, d.StartLine) }
+	for _, d := range l.defs {
+		if d.Path == from {
+			return loc(d), 0.95
+		}
+	}
+	for _, d := range l.defs {
+		if path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
+			return loc(d), 0.9
+		}
+	}
+	ims, ok := l.imports[from]
+	if !ok {
+		ims, _ = l.db.ImportsOf(l.ctx, from)
+		l.imports[from] = ims
+	}
+	qualifier := ""
+	if t := strings.TrimRight(before, " \t"); strings.HasSuffix(t, ".") || strings.HasSuffix(t, "::") || strings.HasSuffix(t, "->") {
+		t = strings.TrimRight(t, ".:->")
+		i := strings.LastIndexFunc(t, func(r rune) bool { return !isIdent(r) })
+		qualifier = t[i+1:]
+	}
+	for _, im := range ims {
+		if im.Target == "" {
+			continue
+		}
+		for _, d := range l.defs {
+			if d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py") {
+				c := 0.9
+				if qualifier != "" && (strings.HasSuffix(im.Spec, "/"+qualifier) || strings.HasSuffix(im.Spec, "."+qualifier) || im.Spec == qualifier) {
+					c = 0.95
+				}
+				return loc(d), c
+			}
+		}
+	}
+	if len(l.quals) > 0 {
+		for _, d := range l.defs {
+			hay := strings.ToLower(d.Symbol + " " + d.Breadcrumb + " " + d.Path)
+			if strings.Contains(hay, strings.ToLower(l.quals[len(l.quals)-1])) {
+				return loc(d), 0.8
+			}
+		}
+	}
+	if len(l.defs) == 1 {
+		return loc(l.defs[0]), 0.6
+	}
+	return loc(l.defs[0]), round(0.5 / float64(len(l.defs)))
 }
 
 // ReferenceQuery selects what [Engine.References] returns.
@@ -212,6 +289,8 @@ type ReferenceQuery struct {
 	// Scope keeps only references in files under this slash directory
 	// relative to the root ("" keeps all).
 	Scope string
+	// MinConfidence drops references linked with less confidence.
+	MinConfidence float64
 }
 
 // References returns whole-word, case-sensitive mentions of a symbol's
@@ -219,7 +298,7 @@ type ReferenceQuery struct {
 // current file text, ordered by path and line. Errors: those of a query
 // and an empty symbol.
 func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference, error) {
-	name, _ := splitSymbol(q.Symbol)
+	name, quals := splitSymbol(q.Symbol)
 	if name == "" {
 		return nil, fmt.Errorf("symbol %q has no identifier in it", q.Symbol)
 	}
@@ -243,11 +322,13 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			defChunks[d.ID] = true
 		}
 	}
-	nDefs := len(defChunks)
-	conf := 0.9
-	if nDefs > 1 {
-		conf = max(0.3, 0.9/float64(nDefs))
+	var defRows []store.ChunkRow
+	for _, d := range defs {
+		if defChunks[d.ID] {
+			defRows = append(defRows, d)
+		}
 	}
+	link := newLinker(ctx, v.db, defRows, quals)
 	hits, err := v.db.SearchFTS(ctx, `"`+strings.ToLower(name)+`"`, store.FTSWeights{1, 0, 0, 1}, 2000)
 	if err != nil {
 		return nil, err
@@ -315,7 +396,15 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 				enclosing = ""
 			}
 			out = append(out, Reference{Path: r.Path, Line: ln, Column: col + 1, Text: clip(strings.TrimSpace(string(line)), 200),
-				Language: r.Language, Enclosing: enclosing, Kind: kind, Confidence: round(conf)})
+				Language: r.Language, Enclosing: enclosing, Kind: kind})
+			ref := &out[len(out)-1]
+			ref.Definition, ref.Confidence = link.link(r.Path, string(line[max(0, col-64):col]))
+			if kind == "definition" {
+				ref.Definition, ref.Confidence = fmt.Sprintf("%s:%d", r.Path, ln), 1
+			}
+			if ref.Confidence < q.MinConfidence {
+				out = out[:len(out)-1]
+			}
 		}
 	}
 	return out, nil

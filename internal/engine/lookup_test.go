@@ -152,3 +152,37 @@ func TestLookupNotIndexed(t *testing.T) {
 		t.Errorf("Files before indexing: %v, want ErrNotIndexed", err)
 	}
 }
+
+// TestReferenceLinks: mentions link to the definition in scope: the same
+// file, a file of the same package, or what the mentioning file imports.
+func TestReferenceLinks(t *testing.T) {
+	t.Parallel()
+	e, root := lookupRepo(t)
+	// A second Retry, in a package cmd/main.go does not import.
+	writeFile(t, root, "other/retry.go", "package other\n\n// Retry is another retry.\nfunc Retry() {}\n\nfunc use() { Retry() }\n")
+	index(t, e, engine.IndexOptions{})
+	refs, err := e.References(t.Context(), engine.ReferenceQuery{Symbol: "Retry", Kinds: []string{"call"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range refs {
+		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Definition + " " + strconv.FormatFloat(r.Confidence, 'g', 3, 64)
+	}
+	want := map[string]string{
+		"cmd/main.go:10":   "client/retry.go:5 0.95", // client.Retry, client imported
+		"other/retry.go:6": "other/retry.go:3 0.95",  // same file
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("call links (-want +got):\n%s", d)
+	}
+	refs, err = e.References(t.Context(), engine.ReferenceQuery{Symbol: "Retry", MinConfidence: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range refs {
+		if r.Confidence < 0.9 {
+			t.Errorf("MinConfidence 0.9 kept %+v", r)
+		}
+	}
+}

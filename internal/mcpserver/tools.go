@@ -150,10 +150,11 @@ func renderDefinitions(out DefinitionOutput) string {
 
 // ReferencesInput is the find_references request.
 type ReferencesInput struct {
-	Symbol            string `json:"symbol" jsonschema:"the name whose uses you want, bare or qualified (the bare name is matched as a whole word, case-sensitively)"`
-	ExcludeDefinition bool   `json:"exclude_definition,omitempty" jsonschema:"leave out the lines that define the symbol"`
-	MaxResults        int    `json:"max_results,omitempty" jsonschema:"most references returned (default 50)"`
-	RepoPath          string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+	Symbol            string  `json:"symbol" jsonschema:"the name whose uses you want, bare or qualified (the bare name is matched as a whole word, case-sensitively)"`
+	ExcludeDefinition bool    `json:"exclude_definition,omitempty" jsonschema:"leave out the lines that define the symbol"`
+	MaxResults        int     `json:"max_results,omitempty" jsonschema:"most references returned (default 50)"`
+	MinConfidence     float64 `json:"min_confidence,omitempty" jsonschema:"drop references less likely than this (0..1) to mean the symbol's definition in scope: 0.9 keeps mentions in its own file, its package and files that import it"`
+	RepoPath          string  `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
 }
 
 // ReferencesOutput is the find_references result.
@@ -190,7 +191,7 @@ func (s *Server) references(ctx context.Context, in ReferencesInput, kinds []str
 	if n <= 0 {
 		n = 50
 	}
-	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1, Scope: scope})
+	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1, Scope: scope, MinConfidence: in.MinConfidence})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -220,7 +221,11 @@ func renderReferences(out ReferencesOutput, kinds []string) string {
 		if r.Enclosing != "" {
 			fmt.Fprintf(&b, " in %s", r.Enclosing)
 		}
-		fmt.Fprintf(&b, "] %s\n", r.Text)
+		fmt.Fprintf(&b, "] %s", r.Text)
+		if r.Definition != "" && r.Kind != "definition" {
+			fmt.Fprintf(&b, "  (-> %s, %.2f)", r.Definition, r.Confidence)
+		}
+		b.WriteString("\n")
 	}
 	if out.Truncated {
 		b.WriteString("(truncated at max_results)\n")
