@@ -28,6 +28,7 @@ type findOptions struct {
 	channels  []string
 	budget    int
 	limitSet  bool
+	mode      string
 }
 
 func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
@@ -60,6 +61,17 @@ repository builds the index first.`,
 			if opts.budget < 0 {
 				return flagError{fmt.Errorf("--budget must be positive")}
 			}
+			if opts.mode != "" {
+				m, ok := findModes[opts.mode]
+				if !ok {
+					return flagError{fmt.Errorf("--mode %q: want quick, balanced or deep", opts.mode)}
+				}
+				if opts.budget == 0 {
+					opts.budget = m.budget
+				}
+			} else if opts.budget > 0 {
+				opts.mode = "balanced"
+			}
 			opts.limitSet = cmd.Flags().Changed("limit")
 			chans, err := expandChannels(opts.channels)
 			if err != nil {
@@ -80,6 +92,7 @@ repository builds the index first.`,
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
 	f.IntVar(&opts.budget, "budget", 0, "pack results into this many tokens (o200k_base): grouped by file, weak hits cut, touching hits merged, with their code")
+	f.StringVar(&opts.mode, "mode", "", "pack with a mode's budget and context: quick (4k, no context), balanced (8k, the type and callees of the top 3), deep (16k, of the top 8, and callers)")
 	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
 }
@@ -97,7 +110,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	resp, err := e.Find(ctx, engine.FindRequest{
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
-		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress,
+		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress, Expand: findModes[opts.mode].expand,
 	})
 	finish()
 	if err != nil {
@@ -183,6 +196,17 @@ func printCode(w io.Writer, code string, start int) {
 // packCandidates is how many ranked hits --budget packs from when
 // --limit is not given.
 const packCandidates = 30
+
+// findModes are the --mode presets: the token budget and the context
+// added around the best hits (the same as codebase_retrieval's modes).
+var findModes = map[string]struct {
+	budget int
+	expand engine.ExpandOptions
+}{
+	"quick":    {budget: 4000},
+	"balanced": {budget: 8000, expand: engine.BalancedExpansion},
+	"deep":     {budget: 16000, expand: engine.DeepExpansion},
+}
 
 // packResults replaces resp's results by a pack within opts.budget
 // tokens: the segments of pack.Select, each with its code, counted as

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/ctx-dev/ctx/internal/search"
@@ -24,6 +25,9 @@ type FindRequest struct {
 	Channels []string
 	// Full attaches each result's code.
 	Full bool
+	// Expand appends context pieces for the best results after them
+	// (see [Engine.Expand]); the zero value adds none.
+	Expand ExpandOptions
 	// AutoIndex indexes a root that has no index yet before searching,
 	// reporting progress through Progress.
 	AutoIndex bool
@@ -51,6 +55,8 @@ type Hit struct {
 	// exclusive), for [Engine.Code] and [Engine.CodeSpan].
 	StartByte int `json:"-"`
 	EndByte   int `json:"-"`
+
+	breadcrumb string // enclosing definitions, outermost first, " > "-joined
 }
 
 // FindStats is the "stats" object of the result JSON.
@@ -154,11 +160,28 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
 			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
-			StartByte: r.StartByte, EndByte: r.EndByte}
+			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb}
 		if req.Full {
 			h.Code = e.code(r, stale)
 		}
 		resp.Results = append(resp.Results, h)
+	}
+	if req.Expand.Seeds > 0 {
+		extra, err := e.Expand(ctx, req.Query, resp.Results, req.Expand)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range extra {
+			// The request's filters hold for context pieces too.
+			if len(req.Languages) > 0 && !slices.Contains(req.Languages, h.Language) ||
+				len(req.PathGlobs) > 0 && !slices.ContainsFunc(req.PathGlobs, func(g string) bool { return MatchGlob(g, h.Path) }) {
+				continue
+			}
+			if req.Full {
+				h.Code = e.Code(h)
+			}
+			resp.Results = append(resp.Results, h)
+		}
 	}
 	return resp, nil
 }

@@ -38,7 +38,7 @@ func TestIndexThenFind(t *testing.T) {
 	h := resp.Results[0]
 	want := engine.Hit{Path: "config/config.go", StartLine: 8, EndLine: 20, Language: "go", Kind: "function", Symbol: "ParseConfig"}
 	got := engine.Hit{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Language: h.Language, Kind: h.Kind, Symbol: h.Symbol}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(engine.Hit{}, "StartByte", "EndByte")); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(engine.Hit{}, "StartByte", "EndByte"), cmpopts.IgnoreUnexported(engine.Hit{})); diff != "" {
 		t.Errorf("first hit (-want +got):\n%s", diff)
 	}
 	if h.Score <= 0 || h.Summary == "" || h.Code != "" || h.Stale {

@@ -753,14 +753,8 @@ func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s has no chunks in the index of %s (see `ctx status` for skipped files)", rel, e.root)
 	}
-	var best *store.ChunkRow
-	for i := range rows {
-		r := &rows[i]
-		if r.StartLine <= line && line <= r.EndLine && (best == nil || r.EndLine-r.StartLine < best.EndLine-best.StartLine) {
-			best = r
-		}
-	}
-	if best == nil {
+	best, ok := innermost(rows, line)
+	if !ok {
 		return nil, fmt.Errorf("%s:%d is outside every chunk (the file has %d chunks, lines %d-%d)", rel, line, len(rows), rows[0].StartLine, rows[len(rows)-1].EndLine)
 	}
 	h := &Hit{Path: best.Path, StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,

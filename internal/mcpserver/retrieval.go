@@ -68,6 +68,7 @@ type Segment struct {
 	Stale           bool                         `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed; code is read from the current file"`
 	Clipped         bool                         `json:"clipped,omitempty" jsonschema:"the segment alone exceeded the page budget and was cut to fit; read the rest from the file"`
 	Merged          int                          `json:"merged,omitempty" jsonschema:"how many ranked hits were joined into this segment because they overlap or touch (their fields are the best one's)"`
+	Context         string                       `json:"context,omitempty" jsonschema:"set on context added around the best hits rather than found by the search: why (definition of the enclosing type, a function the hit calls, a caller)"`
 	Tokens          int                          `json:"tokens" jsonschema:"o200k_base tokens this segment adds to the text"`
 }
 
@@ -104,15 +105,17 @@ type RetrievalOutput struct {
 	Stats  RetrievalStats `json:"stats"`
 }
 
-// modeParams are a mode's defaults.
+// modeParams are a mode's defaults: candidates, budget, files and how
+// far context is expanded around the best hits.
 type modeParams struct {
 	limit, tokens, files int
+	expand               engine.ExpandOptions
 }
 
 var modes = map[string]modeParams{
 	"quick":    {limit: 10, tokens: 4000, files: 5},
-	"balanced": {limit: 24, tokens: DefaultMaxTokens, files: 10},
-	"deep":     {limit: 48, tokens: 16000, files: 20},
+	"balanced": {limit: 24, tokens: DefaultMaxTokens, files: 10, expand: engine.BalancedExpansion},
+	"deep":     {limit: 48, tokens: 16000, files: 20, expand: engine.DeepExpansion},
 }
 
 // cursor is the decoded continuation token of a truncated page.
@@ -244,7 +247,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if len(in.ExcludeGlobs) > 0 {
 		limit *= 3
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs)})
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.expand})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -388,6 +391,11 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 			if len(ps.Hits) > 1 {
 				sg.Merged = len(ps.Hits)
 			}
+			for _, b := range h.Boosts {
+				if why, ok := strings.CutPrefix(b, "expanded: "); ok {
+					sg.Context = why
+				}
+			}
 			sg.Tokens = segmentTokens(&sg, format)
 			page[i], built[i] = sg, true
 		}
@@ -466,6 +474,9 @@ func renderSegment(sg *Segment) string {
 	}
 	if sg.Clipped {
 		b.WriteString(" · clipped to the budget")
+	}
+	if sg.Context != "" {
+		b.WriteString(" · context: " + sg.Context)
 	}
 	b.WriteString("\n")
 	fence := "```"

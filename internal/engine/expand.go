@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// ExpandOptions sets how much context [Engine.Expand] adds around the
+// ranked hits (the seeds).
+type ExpandOptions struct {
+	// Seeds is how many of the best hits are expanded (0: none).
+	Seeds int
+	// Headers adds the definition of the type or class a method seed
+	// belongs to (breadcrumb completion): the chunk in the seed's file,
+	// or for Go in its package directory, that defines the breadcrumb's
+	// last name, cut to its first headerLines lines.
+	Headers bool
+	// Callees adds the definitions of up to MaxCallees functions a seed
+	// calls that live in a file the seed's file imports (through the
+	// import graph) or in its own Go package, cut to calleeLines lines.
+	Callees    bool
+	MaxCallees int
+	// Callers adds, when the query asks who calls or uses something, the
+	// functions holding up to MaxCallers calls of the best seed's name
+	// linked to it with confidence ≥ 0.9.
+	Callers    bool
+	MaxCallers int
+}
+
+// BalancedExpansion and DeepExpansion are the expansion of the
+// balanced and deep retrieval modes (quick expands nothing).
+var (
+	BalancedExpansion = ExpandOptions{Seeds: 3, Headers: true, Callees: true, MaxCallees: 3, Callers: true, MaxCallers: 3}
+	DeepExpansion     = ExpandOptions{Seeds: 8, Headers: true, Callees: true, MaxCallees: 6, Callers: true, MaxCallers: 8}
+)
+
+// Lines kept of an expanded definition: its header and first lines are
+// what a reader needs to use it, not its whole body.
+const (
+	headerLines = 15
+	calleeLines = 20
+)
+
+// expandedScore is the factor between a seed's score and the pieces
+// added for it, so expansions rank (and pack) after the seeds.
+const expandedScore = 0.5
+
+// callIdent matches a call: an identifier, optionally qualified, then
+// "(" (Go, Python, JavaScript, Java, C, Rust calls and constructors).
+var callIdent = regexp.MustCompile(`(?:([A-Za-z_]\w*)\s*(?:\.|::|->)\s*)?([A-Za-z_]\w*)\s*\(`)
+
+// askCallers matches queries that ask for the users of something.
+var askCallers = regexp.MustCompile(`(?i)\b(who|what|where)\b.*\b(calls?|uses?|invokes?|called|used)\b|\bcallers?\s+of\b|\busages?\s+of\b`)
+
+// callKeywords are words followed by "(" that are not calls.
+var callKeywords = map[string]bool{
+	"if": true, "for": true, "while": true, "switch": true, "return": true, "func": true, "function": true, "def": true,
+	"catch": true, "sizeof": true, "typeof": true, "elif": true, "print": true, "super": true, "new": true, "make": true,
+	"len": true, "append": true, "cap": true, "panic": true, "defer": true, "go": true, "fn": true, "match": true, "with": true,
+	"assert": true, "isinstance": true, "str": true, "int": true, "range": true, "delete": true, "copy": true, "and": true, "or": true, "not": true,
+}
+
+// Expand returns context pieces for hits (ranked, best first): type
+// headers of method seeds, definitions the seeds call through the import
+// graph, and callers when the query asks for them. Each piece names its
+// reason in Boosts ("expanded: …"), scores expandedScore × its seed, and
+// is left out when a hit or an earlier piece already covers its lines.
+// Errors: those of a query.
+func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandOptions) ([]Hit, error) {
+	if o.Seeds <= 0 || len(hits) == 0 {
+		return nil, nil
+	}
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var out []Hit
+	covered := func(p string, start, end int) bool {
+		for _, h := range slices.Concat(hits, out) {
+			if h.Path == p && h.StartLine <= start && end <= h.EndLine {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(r store.ChunkRow, score float64, maxLines int, why string) {
+		end := min(r.EndLine, r.StartLine+maxLines-1)
+		if covered(r.Path, r.StartLine, end) {
+			return
+		}
+		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: end, Score: round(score), Language: r.Language, Kind: r.Kind,
+			Symbol: r.Symbol, Summary: r.Summary, Boosts: []string{"expanded: " + why}, StartByte: r.StartByte, EndByte: r.EndByte}
+		h.Stale = e.changed(r.Path, r.FileSize, r.FileTime)
+		if end < r.EndLine {
+			h.StartByte, h.EndByte = -1, -1 // read the cut by lines
+		}
+		out = append(out, h)
+	}
+	for _, seed := range hits[:min(o.Seeds, len(hits))] {
+		if o.Headers && seed.breadcrumb != "" {
+			parts := strings.Split(seed.breadcrumb, " > ")
+			owner := parts[len(parts)-1]
+			rows, err := v.db.ChunksByName(ctx, []string{owner}, 50)
+			if err != nil {
+				return nil, err
+			}
+			if r, ok := bestOwner(rows, owner, seed.Path); ok {
+				add(r, seed.Score*expandedScore, headerLines, "definition of "+owner)
+			}
+		}
+		if o.Callees {
+			if err := e.expandCallees(ctx, v.db, seed, o.MaxCallees, add); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.Callers && askCallers.MatchString(query) && hits[0].Symbol != "" {
+		refs, err := e.References(ctx, ReferenceQuery{Symbol: hits[0].Symbol, Kinds: []string{"call"}, Max: 4 * o.MaxCallers, MinConfidence: 0.9})
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, r := range refs {
+			if n == o.MaxCallers {
+				break
+			}
+			rows, err := v.db.FileChunks(ctx, r.Path)
+			if err != nil {
+				return nil, err
+			}
+			if c, ok := innermost(rows, r.Line); ok && !covered(c.Path, c.StartLine, min(c.EndLine, c.StartLine+calleeLines-1)) {
+				add(c, hits[0].Score*expandedScore, calleeLines, "calls "+hits[0].Symbol)
+				n++
+			}
+		}
+	}
+	return out, nil
+}
+
+// bestOwner picks the type or class definition named owner, preferring
+// the seed's file, then its directory.
+func bestOwner(rows []store.ChunkRow, owner, seedPath string) (store.ChunkRow, bool) {
+	best, rank := store.ChunkRow{}, 0
+	for _, r := range rows {
+		if r.Name != owner || !typeKinds[r.Kind] || r.Part > 1 {
+			continue
+		}
+		k := 1
+		switch {
+		case r.Path == seedPath:
+			k = 3
+		case path.Dir(r.Path) == path.Dir(seedPath):
+			k = 2
+		}
+		if k > rank {
+			best, rank = r, k
+		}
+	}
+	return best, rank >= 2
+}
+
+var typeKinds = map[string]bool{"class": true, "struct": true, "interface": true, "trait": true, "enum": true, "type": true, "impl": true, "module": true}
+
+// expandCallees adds the definitions seed calls that its file's imports
+// (or its Go package) hold.
+func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max int, add func(store.ChunkRow, float64, int, string)) error {
+	code := e.Code(seed)
+	seen := map[string]bool{}
+	var names []string
+	own, _ := splitSymbol(seed.Symbol)
+	for _, m := range callIdent.FindAllStringSubmatch(code, -1) {
+		name := m[2]
+		if seen[name] || callKeywords[name] || name == own || len(name) < 3 {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	ims, err := db.ImportsOf(ctx, seed.Path)
+	if err != nil {
+		return err
+	}
+	targets := map[string]bool{}
+	for _, im := range ims {
+		if im.Target != "" {
+			targets[im.Target] = true
+		}
+	}
+	rows, err := db.ChunksByName(ctx, names, 20*len(names))
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, name := range names {
+		if n == max {
+			break
+		}
+		for _, r := range rows {
+			if r.Name != name || !definitionKinds[r.Kind] || r.Part > 1 || r.Path == seed.Path && r.StartLine == seed.StartLine {
+				continue
+			}
+			dir := path.Dir(r.Path)
+			inScope := targets[r.Path] || targets[dir] || strings.HasSuffix(r.Path, ".go") && dir == path.Dir(seed.Path)
+			if !inScope {
+				continue
+			}
+			add(r, seed.Score*expandedScore, calleeLines, "called by "+seed.Symbol)
+			n++
+			break
+		}
+	}
+	return nil
+}
+
+// innermost returns the smallest chunk holding line.
+func innermost(rows []store.ChunkRow, line int) (store.ChunkRow, bool) {
+	var best store.ChunkRow
+	found := false
+	for _, r := range rows {
+		if r.StartLine <= line && line <= r.EndLine && (!found || r.EndLine-r.StartLine < best.EndLine-best.StartLine) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}

@@ -1,0 +1,81 @@
+package engine_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+func expansions(hits []engine.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		for _, b := range h.Boosts {
+			if strings.HasPrefix(b, "expanded: ") {
+				out = append(out, h.Path+" "+h.Symbol+" ("+strings.TrimPrefix(b, "expanded: ")+")")
+			}
+		}
+	}
+	return out
+}
+
+// TestExpand: method seeds bring their type's definition, seeds bring the
+// definitions they call through imports, and a who-calls query brings
+// the callers; pieces come after the seeds, below them, without repeats.
+func TestExpand(t *testing.T) {
+	t.Parallel()
+	e, root := lookupRepo(t)
+	writeFile(t, root, "store/store.go", `package store
+
+// Store keeps values by key.
+type Store struct {
+	m map[string]string
+}
+
+// Get returns the value kept under key.
+func (s *Store) Get(key string) string {
+	return s.m[key]
+}
+`)
+	index(t, e, engine.IndexOptions{})
+	all := engine.ExpandOptions{Seeds: 3, Headers: true, Callees: true, MaxCallees: 4, Callers: true, MaxCallers: 3}
+
+	resp := find(t, e, engine.FindRequest{Query: "Get returns the value kept under key", Limit: 1, Expand: all, Full: true})
+	if got := expansions(resp.Results); !slices.Contains(got, "store/store.go Store (definition of Store)") {
+		t.Errorf("method seed expansions = %v, want the Store type", got)
+	}
+
+	resp = find(t, e, engine.FindRequest{Query: "func main", Limit: 1, Expand: all, Full: true})
+	if resp.Results[0].Symbol != "main" {
+		t.Fatalf("seed %s, want main", resp.Results[0].Symbol)
+	}
+	got := expansions(resp.Results)
+	for _, want := range []string{"client/retry.go Retry (called by main)", "config/config.go ParseConfig (called by main)"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("main's expansions = %v, lack %s", got, want)
+		}
+	}
+	for i, h := range resp.Results {
+		if i > 0 && len(expansions([]engine.Hit{h})) > 0 && h.Score > resp.Results[0].Score {
+			t.Errorf("expanded %s scores above the seed", h.Path)
+		}
+		if h.Code == "" {
+			t.Errorf("%s:%d has no code", h.Path, h.StartLine)
+		}
+	}
+
+	resp = find(t, e, engine.FindRequest{Query: "who calls Retry", Limit: 1, Expand: all})
+	if resp.Results[0].Symbol != "Retry" {
+		t.Fatalf("seed %s, want Retry", resp.Results[0].Symbol)
+	}
+	if !slices.Contains(expansions(resp.Results), "cmd/main.go main (calls Retry)") {
+		t.Errorf("who-calls expansions = %v, want main", expansions(resp.Results))
+	}
+
+	// No expansion without seeds.
+	resp = find(t, e, engine.FindRequest{Query: "who calls Retry", Limit: 1})
+	if len(resp.Results) != 1 {
+		t.Errorf("without Expand: %d results", len(resp.Results))
+	}
+}
