@@ -36,7 +36,9 @@ package chunk
 //
 //	1: tree-sitter definitions for 17 languages, line-window and Markdown fallback.
 //	2: definitions split past 60 lines or 3000 bytes (was 120 and 6000).
-const Version = 2
+//	3: C++ functions returning references ("T& at()") and conversion
+//	   operators, and C# operators, are definitions (were filler).
+const Version = 3
 
 // Kind names what a chunk holds.
 type Kind string

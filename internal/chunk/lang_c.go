@@ -142,7 +142,8 @@ func cResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) {
 }
 
 // cDeclName digs the declared name out of a C declarator ("*(*f)(int)",
-// "names[]", "ns::C::m") and returns it with its scope qualifier, if any.
+// "names[]", "ns::C::m", C++ "&at(int)", "operator bool()") and returns
+// it with its scope qualifier, if any.
 func cDeclName(w *walker, n *sitter.Node) (name, qual string) {
 	for i := 0; n != nil && i < 16; i++ {
 		switch n.Type() {
@@ -155,8 +156,16 @@ func cDeclName(w *walker, n *sitter.Node) (name, qual string) {
 			n = n.ChildByFieldName("name")
 		case "template_function", "template_type":
 			n = n.ChildByFieldName("name")
-		case "parenthesized_declarator":
+		case "parenthesized_declarator", "reference_declarator":
+			// "(*f)", and C++ "T& f()" or "T&& f()": the reference
+			// declarator has no field for what it wraps.
 			n = firstNamed(n)
+		case "operator_cast":
+			// "operator bool() const": named by the target type.
+			if t := w.fieldText(n, "type"); t != "" {
+				return "operator " + t, qual
+			}
+			return "", ""
 		default:
 			if d := n.ChildByFieldName("declarator"); d != nil {
 				n = d

@@ -51,6 +51,8 @@ func init() {
 			"method_declaration":                defOf(KindFunction),
 			"constructor_declaration":           defOf(KindFunction),
 			"destructor_declaration":            defOf(KindFunction),
+			"operator_declaration":              defOf(KindFunction),
+			"conversion_operator_declaration":   defOf(KindFunction),
 			"local_function_statement":          defOf(KindFunction),
 			"declaration_list":                  body(),
 		},
@@ -71,6 +73,18 @@ func classResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, boo
 	}
 	d := def{node: n, kind: cls.kind, container: cls.container}
 	d.name = w.fieldText(n, "name")
+	// C# operators have no name field: "operator +", and "implicit
+	// operator int(Quantity q)" is named by its target type.
+	op := ""
+	switch cls.typ {
+	case "operator_declaration":
+		op = w.fieldText(n, "operator")
+	case "conversion_operator_declaration":
+		op = w.fieldText(n, "type")
+	}
+	if op != "" {
+		d.name = "operator " + op
+	}
 	if d.name == "" {
 		return d, false
 	}

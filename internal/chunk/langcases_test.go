@@ -104,6 +104,10 @@ var langCases = []struct {
 		{Kind: KindMethod, Symbol: "Circle.area", Name: "area", Crumb: "geo > Circle", Start: 30, End: 33, Doc: "area is pi r squared."},
 		{Kind: KindFunction, Symbol: "square", Name: "square", Crumb: "geo", Start: 35, End: 38},
 		{Kind: KindStruct, Symbol: "Point", Name: "Point", Crumb: "geo", Start: 40, End: 44},
+		{Kind: KindStruct, Symbol: "Buffer", Name: "Buffer", Start: 46, End: 46, Part: 1},
+		{Kind: KindMethod, Symbol: "Buffer.operator[]", Name: "operator[]", Crumb: "Buffer", Start: 47, End: 47},
+		{Kind: KindMethod, Symbol: "Buffer.operator bool", Name: "operator bool", Crumb: "Buffer", Start: 48, End: 48},
+		{Kind: KindStruct, Symbol: "Buffer", Name: "Buffer", Start: 49, End: 51, Part: 2},
 	}},
 	{lang: "csharp", want: []brief{
 		{Kind: KindModule, Symbol: "Bank.Core", Name: "Bank.Core", Start: 4, End: 5},
@@ -113,6 +117,10 @@ var langCases = []struct {
 		{Kind: KindMethod, Symbol: "Account.ToString", Name: "ToString", Crumb: "Bank.Core > Account", Start: 28, End: 29},
 		{Kind: KindInterface, Symbol: "IAccount", Name: "IAccount", Crumb: "Bank.Core", Start: 31, End: 35},
 		{Kind: KindEnum, Symbol: "Kind", Name: "Kind", Crumb: "Bank.Core", Start: 37, End: 38},
+		{Kind: KindStruct, Symbol: "Money", Name: "Money", Start: 40, End: 41, Part: 1},
+		{Kind: KindMethod, Symbol: "Money.operator +", Name: "operator +", Crumb: "Money", Start: 42, End: 42},
+		{Kind: KindMethod, Symbol: "Money.operator decimal", Name: "operator decimal", Crumb: "Money", Start: 43, End: 43},
+		{Kind: KindStruct, Symbol: "Money", Name: "Money", Start: 44, End: 45, Part: 2},
 	}},
 	{lang: "ruby", want: []brief{
 		{Kind: KindModule, Symbol: "Sinatra", Name: "Sinatra", Start: 3, End: 3},
