@@ -39,7 +39,7 @@ const x = require('./cjs');
 // import nope from './commented';
 const lazy = await import("./lazy");
 `, []Import{{"react", 1}, {"./util", 2}, {"../lib/c.js", 5}, {"./re", 6}, {"./side-effect.css", 7}, {"./cjs", 8}, {"./lazy", 10}}},
-		{discover.LangRust, "use std::io;", nil},
+		{discover.LangSwift, "import Foundation", nil},
 	} {
 		if d := cmp.Diff(tc.want, Imports(tc.lang, []byte(tc.src))); d != "" {
 			t.Errorf("Imports(%s) (-want +got):\n%s", tc.lang, d)

@@ -17,16 +17,24 @@ import (
 type Import struct {
 	// Spec is the imported name as written: a Go import path
 	// ("net/http"), a Python module ("pkg.mod", ".sibling", "..parent.x"),
-	// a JavaScript/TypeScript specifier ("./util", "react").
+	// a JavaScript/TypeScript specifier ("./util", "react"), a Java,
+	// Kotlin or Scala name ("a.b.C", "a.b.*"), a Rust path
+	// ("crate::a::B", "mod name", "extern crate name"), a C or C++
+	// include with its delimiters (`"x.h"`, "<x.h>"), a C# namespace or
+	// type ("A.B"), a Ruby require ("./x" for require_relative "x"), a PHP
+	// name (`A\B`, `function A\f`) or require path ("__DIR__/x.php").
+	// Groups are one Import per name; each reader's doc gives the rest.
 	Spec string
 	Line int // 1-based
 }
 
 // Imports returns the import statements of a file of the given language
 // (discover.Lang* ids), in source order. Go is read with go/parser (the
-// import block only), Python and JavaScript/TypeScript with line
-// patterns that follow their import grammars. Other languages return
-// nil. A file that does not parse returns what was read before the error.
+// import block only), the others with line patterns that follow their
+// import grammars; for Java, Kotlin, Scala, Rust, C, C++, C#, Ruby and
+// PHP the patterns see only code, comments and strings that span lines
+// blanked out by a small lexer. Other languages return nil. A file
+// that does not parse returns what was read before the error.
 func Imports(lang string, src []byte) []Import {
 	switch lang {
 	case discover.LangGo:
@@ -35,6 +43,12 @@ func Imports(lang string, src []byte) []Import {
 		return pythonImports(src)
 	case discover.LangJavaScript, discover.LangTypeScript, discover.LangTSX:
 		return jsImports(src)
+	case discover.LangJava:
+		return jvmImports(src, javaSyntax)
+	case discover.LangKotlin:
+		return jvmImports(src, kotlinSyntax)
+	case discover.LangScala:
+		return scalaImports(src)
 	}
 	return nil
 }

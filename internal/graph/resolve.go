@@ -11,14 +11,15 @@ import (
 // Resolution is what an import names inside the repository.
 type Resolution struct {
 	// Target is the slash path, relative to the root, of the file the
-	// import names (Python, JavaScript/TypeScript) or of the package
-	// directory (Go; "." for the root's own package); "" when it does not
+	// import names or of the package directory (Go, "." for the root's
+	// own package; a Java wildcard; a C# namespace); "" when it does not
 	// resolve inside the repository.
 	Target string
 	// Internal reports whether the import should resolve inside the
 	// repository: a Go path under a module the repository holds (or the
 	// standard library's own, or a vendored one), a relative Python or JS
-	// import, a Python module whose top package the repository holds. An
+	// import, a Python module whose top package the repository holds,
+	// and for the other languages what each resolver's doc says. An
 	// internal import with no Target is a broken or unresolvable one.
 	Internal bool
 }
@@ -36,6 +37,7 @@ type Resolver struct {
 	// package (a directory with __init__.py whose parent has none).
 	pyRoots []string
 	pyTop   map[string]bool // top-level package and module names
+	more    lookups         // indexes for the other languages, built on first use
 }
 
 // NewResolver indexes the repository's files (slash paths relative to the
@@ -103,6 +105,8 @@ func (r *Resolver) Resolve(from, lang, spec string) Resolution {
 		return r.resolvePython(from, spec)
 	case discover.LangJavaScript, discover.LangTypeScript, discover.LangTSX:
 		return r.resolveJS(from, spec)
+	case discover.LangJava, discover.LangKotlin, discover.LangScala:
+		return r.resolveJVM(from, lang, spec)
 	}
 	return Resolution{}
 }
