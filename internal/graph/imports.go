@@ -49,6 +49,8 @@ func Imports(lang string, src []byte) []Import {
 		return jvmImports(src, kotlinSyntax)
 	case discover.LangScala:
 		return scalaImports(src)
+	case discover.LangRust:
+		return rustImports(src)
 	}
 	return nil
 }

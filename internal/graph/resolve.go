@@ -107,6 +107,8 @@ func (r *Resolver) Resolve(from, lang, spec string) Resolution {
 		return r.resolveJS(from, spec)
 	case discover.LangJava, discover.LangKotlin, discover.LangScala:
 		return r.resolveJVM(from, lang, spec)
+	case discover.LangRust:
+		return r.resolveRust(from, spec)
 	}
 	return Resolution{}
 }

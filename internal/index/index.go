@@ -88,8 +88,9 @@ type ImportStats struct {
 	Resolved int `json:"resolved"`
 }
 
-// resolveImports resolves every stored import against the stored files
-// and the repository's go.mod module paths (read from disk).
+// resolveImports resolves every stored import against the stored files,
+// the repository's go.mod module paths and its Cargo.toml crate names
+// (read from disk).
 func resolveImports(ctx context.Context, db *store.DB, root string) (ImportStats, error) {
 	files, err := db.ListFiles(ctx)
 	if err != nil {
@@ -97,24 +98,31 @@ func resolveImports(ctx context.Context, db *store.DB, root string) (ImportStats
 	}
 	paths := make([]string, len(files))
 	mods := map[string]string{}
+	crates := map[string]string{}
 	for i, f := range files {
 		paths[i] = f.Path
-		if path.Base(f.Path) != "go.mod" {
+		base := path.Base(f.Path)
+		if base != "go.mod" && base != "Cargo.toml" {
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
 		if err != nil {
 			continue
 		}
-		if m := graph.ModulePath(src); m != "" {
-			dir := path.Dir(f.Path)
-			if dir == "." {
-				dir = ""
+		dir := path.Dir(f.Path)
+		if dir == "." {
+			dir = ""
+		}
+		if base == "Cargo.toml" {
+			if n := graph.CrateName(src); n != "" {
+				crates[dir] = n
 			}
+		} else if m := graph.ModulePath(src); m != "" {
 			mods[dir] = m
 		}
 	}
 	r := graph.NewResolver(paths, mods)
+	r.SetCrateNames(crates)
 	total, internal, resolved, err := db.ResolveImports(ctx, func(im store.ImportRow) store.Resolution {
 		res := r.Resolve(im.Path, im.Language, im.Spec)
 		return store.Resolution{Target: res.Target, Internal: res.Internal}
