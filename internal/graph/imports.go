@@ -51,6 +51,8 @@ func Imports(lang string, src []byte) []Import {
 		return scalaImports(src)
 	case discover.LangRust:
 		return rustImports(src)
+	case discover.LangC, discover.LangCPP:
+		return includes(src)
 	}
 	return nil
 }

@@ -109,6 +109,8 @@ func (r *Resolver) Resolve(from, lang, spec string) Resolution {
 		return r.resolveJVM(from, lang, spec)
 	case discover.LangRust:
 		return r.resolveRust(from, spec)
+	case discover.LangC, discover.LangCPP:
+		return r.resolveInclude(from, spec)
 	}
 	return Resolution{}
 }
