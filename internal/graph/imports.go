@@ -53,6 +53,8 @@ func Imports(lang string, src []byte) []Import {
 		return rustImports(src)
 	case discover.LangC, discover.LangCPP:
 		return includes(src)
+	case discover.LangCSharp:
+		return csharpUsings(src)
 	}
 	return nil
 }

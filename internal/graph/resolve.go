@@ -111,6 +111,8 @@ func (r *Resolver) Resolve(from, lang, spec string) Resolution {
 		return r.resolveRust(from, spec)
 	case discover.LangC, discover.LangCPP:
 		return r.resolveInclude(from, spec)
+	case discover.LangCSharp:
+		return r.resolveCSharp(from, spec)
 	}
 	return Resolution{}
 }

@@ -1,0 +1,136 @@
+package graph
+
+import (
+	"bytes"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+var (
+	// csUsing: using A.B; using static A.B.C; using X = A.B.C; global
+	// using ...; the alias target may be generic. A using statement
+	// (using var x = ...; using (...)) does not match.
+	csUsing = regexp.MustCompile(`^(?:global\s+)?using\s+(?:static\s+)?(?:@?\w+\s*=\s*)?(?:global\s*::\s*)?(@?[A-Za-z_]\w*(?:\s*\.\s*@?[A-Za-z_]\w*)*)\s*(?:<[^;]*>)?\s*;`)
+)
+
+// csharpUsings reads using directives (namespaces, static types and
+// aliases) at any depth, so those inside namespace blocks count. Spec
+// is the dotted name: the namespace, or the type of a static or alias
+// using.
+func csharpUsings(src []byte) []Import {
+	var out []Import
+	scanLines(src, csSyntax, func(n int, code []byte, _ int) bool {
+		t := bytes.TrimSpace(code)
+		if !bytes.HasPrefix(t, []byte("using")) && !bytes.HasPrefix(t, []byte("global")) {
+			return true
+		}
+		if m := csUsing.FindSubmatch(t); m != nil {
+			out = append(out, Import{Spec: strings.ReplaceAll(stripSpace(string(m[1])), "@", ""), Line: n})
+		}
+		return true
+	})
+	return out
+}
+
+// resolveCSharp maps a using to a directory by convention, since C#
+// namespaces need not follow directories and only paths are known: the
+// namespace A.B.C is a directory whose path ends in elements that spell
+// its last segments, with or without dots (A/B/C, A.B/C, src/A.B.C, or
+// B/C in a project whose root namespace is A), at least two segments
+// (one for a one-segment namespace) matched; the longest match wins,
+// then the directory nearest the importing file. A static or alias
+// using of a type A.B.T resolves to A.B's T.cs when it exists, else to
+// A.B's directory. Unresolved, a using is internal when its leading
+// segments match a .csproj name's (two, or fewer when either name is
+// shorter).
+func (r *Resolver) resolveCSharp(from, spec string) Resolution {
+	r.cs()
+	segs := strings.Split(spec, ".")
+	if d := r.csDir(from, segs); d != "" {
+		return Resolution{Target: d, Internal: true}
+	}
+	if len(segs) >= 2 {
+		if d := r.csDir(from, segs[:len(segs)-1]); d != "" {
+			if f := join(d, segs[len(segs)-1]+".cs"); r.files[f] {
+				return Resolution{Target: f, Internal: true}
+			}
+			return Resolution{Target: d, Internal: true}
+		}
+	}
+	for _, p := range r.more.csProjects {
+		need := min(2, len(p), len(segs))
+		n := 0
+		for n < need && strings.EqualFold(p[n], segs[n]) {
+			n++
+		}
+		if n == need {
+			return Resolution{Internal: true}
+		}
+	}
+	return Resolution{}
+}
+
+// csDir returns the directory that spells the most trailing segments
+// of a namespace.
+func (r *Resolver) csDir(from string, segs []string) string {
+	need := min(2, len(segs))
+	best, bestN := []string(nil), 0
+	for _, d := range r.more.csDirs[strings.ToLower(segs[len(segs)-1])] {
+		n := spelled(d, segs)
+		switch {
+		case n < need || n < bestN:
+		case n > bestN:
+			best, bestN = []string{d}, n
+		default:
+			best = append(best, d)
+		}
+	}
+	return closest(from, best)
+}
+
+// spelled counts the trailing namespace segments that dir's trailing
+// path elements spell, each element one or more dotted segments.
+func spelled(dir string, segs []string) int {
+	n := 0
+	for dir != "" && n < len(segs) {
+		elem := path.Base(dir)
+		parts := strings.Split(elem, ".")
+		if len(parts) > len(segs)-n {
+			return n
+		}
+		for i, p := range parts {
+			if !strings.EqualFold(p, segs[len(segs)-n-len(parts)+i]) {
+				return n
+			}
+		}
+		n += len(parts)
+		dir = parentDir(dir)
+	}
+	return n
+}
+
+func (r *Resolver) cs() {
+	r.more.csOnce.Do(func() {
+		m := &r.more
+		m.csDirs = map[string][]string{}
+		seen := map[string]bool{}
+		for f := range r.files {
+			switch {
+			case strings.HasSuffix(f, ".csproj"):
+				m.csProjects = append(m.csProjects, strings.Split(strings.TrimSuffix(path.Base(f), ".csproj"), "."))
+			case strings.HasSuffix(f, ".cs"):
+				for d := parentDir(f); d != "" && !seen[d]; d = parentDir(d) {
+					seen[d] = true
+					b := path.Base(d)
+					last := strings.ToLower(b[strings.LastIndexByte(b, '.')+1:])
+					m.csDirs[last] = append(m.csDirs[last], d)
+				}
+			}
+		}
+		for _, v := range m.csDirs {
+			sort.Strings(v)
+		}
+	})
+}
