@@ -55,6 +55,10 @@ func Imports(lang string, src []byte) []Import {
 		return includes(src)
 	case discover.LangCSharp:
 		return csharpUsings(src)
+	case discover.LangRuby:
+		return rubyRequires(src)
+	case discover.LangPHP:
+		return phpImports(src)
 	}
 	return nil
 }

@@ -113,6 +113,10 @@ func (r *Resolver) Resolve(from, lang, spec string) Resolution {
 		return r.resolveInclude(from, spec)
 	case discover.LangCSharp:
 		return r.resolveCSharp(from, spec)
+	case discover.LangRuby:
+		return r.resolveRuby(from, spec)
+	case discover.LangPHP:
+		return r.resolvePHP(from, spec)
 	}
 	return Resolution{}
 }
