@@ -216,7 +216,7 @@ func packResults(e *engine.Engine, resp *engine.FindResponse, opts *findOptions)
 	hits := resp.Results
 	segs := make([]pack.Segment, len(hits))
 	for i, h := range hits {
-		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score}
+		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
 	}
 	segs = pack.Select(segs, pack.SelectOptions{})
 	out := make([]engine.Hit, len(segs))

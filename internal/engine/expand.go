@@ -67,8 +67,8 @@ var callKeywords = map[string]bool{
 
 // Expand returns context pieces for hits (ranked, best first): type
 // headers of method seeds, definitions the seeds call through the import
-// graph, and callers when the query asks for them. Each piece names its
-// reason in Boosts ("expanded: …"), scores expandedScore × its seed, and
+// graph, and callers when the query asks for them. Each piece says why
+// it was added in Context (and in Boosts, "expanded: …"), scores expandedScore × its seed, and
 // is left out when a hit or an earlier piece already covers its lines.
 // Errors: those of a query.
 func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandOptions) ([]Hit, error) {
@@ -95,7 +95,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 			return
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: end, Score: round(score), Language: r.Language, Kind: r.Kind,
-			Symbol: r.Symbol, Summary: r.Summary, Boosts: []string{"expanded: " + why}, StartByte: r.StartByte, EndByte: r.EndByte}
+			Symbol: r.Symbol, Summary: r.Summary, Boosts: []string{"expanded: " + why}, Context: why, StartByte: r.StartByte, EndByte: r.EndByte}
 		h.Stale = e.changed(r.Path, r.FileSize, r.FileTime)
 		if end < r.EndLine {
 			h.StartByte, h.EndByte = -1, -1 // read the cut by lines
@@ -232,3 +232,7 @@ func innermost(rows []store.ChunkRow, line int) (store.ChunkRow, bool) {
 	}
 	return best, found
 }
+
+// Expanded reports whether h is a context piece [Engine.Expand] added,
+// not a search result.
+func (h Hit) Expanded() bool { return h.Context != "" }

@@ -50,6 +50,9 @@ type Hit struct {
 	Boosts    []string                     `json:"boosts,omitempty"`
 	// Stale is set when the file changed on disk since it was indexed.
 	Stale bool `json:"stale,omitempty"`
+	// Context is set on a piece added around the results rather than
+	// found by the search (see [Engine.Expand]): why it was added.
+	Context string `json:"context,omitempty"`
 
 	// StartByte and EndByte are the indexed byte range (0-based, end
 	// exclusive), for [Engine.Code] and [Engine.CodeSpan].

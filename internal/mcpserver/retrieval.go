@@ -292,7 +292,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	}
 	psegs := make([]pack.Segment, len(hits))
 	for i, h := range hits {
-		psegs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score}
+		psegs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
 	}
 	segs := pack.Select(psegs, pack.SelectOptions{MaxFiles: maxFiles, PerFile: perFile})
 	if cur.Offset > len(segs) {
@@ -391,11 +391,7 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 			if len(ps.Hits) > 1 {
 				sg.Merged = len(ps.Hits)
 			}
-			for _, b := range h.Boosts {
-				if why, ok := strings.CutPrefix(b, "expanded: "); ok {
-					sg.Context = why
-				}
-			}
+			sg.Context = h.Context
 			sg.Tokens = segmentTokens(&sg, format)
 			page[i], built[i] = sg, true
 		}

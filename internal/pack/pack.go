@@ -19,6 +19,10 @@ type Segment struct {
 	// Hits holds the positions (in the ranked input) of the hits merged
 	// into this segment, best first.
 	Hits []int
+	// Context marks a piece added around the ranked hits rather than
+	// found by the search (engine.Expand); a merged segment is context
+	// only when all its hits are.
+	Context bool
 }
 
 // SelectOptions bounds [Select]; zero fields take the defaults.
@@ -54,7 +58,9 @@ func (o *SelectOptions) defaults() {
 }
 
 // Select orders ranked hits for reading: files by their best hit, segments
-// by line within a file. It drops weak hits (the score cutoff), hits of
+// by line within a file, and context pieces after every found segment (so
+// a budget is spent on what the search found before what was added
+// around it). It drops weak hits (the score cutoff), hits of
 // files past MaxFiles, and merges hits that overlap, nest or lie within
 // MergeGap lines of each other into one segment (its byte range spans
 // them). A file keeps at most PerFile segments, its best ones. hits must
@@ -92,6 +98,15 @@ func Select(hits []Segment, o SelectOptions) []Segment {
 		}
 		out = append(out, segs...)
 	}
+	slices.SortStableFunc(out, func(a, b Segment) int {
+		switch {
+		case a.Context == b.Context:
+			return 0
+		case b.Context:
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 
@@ -107,6 +122,7 @@ func merge(segs []Segment, gap int) []Segment {
 			m.StartByte = min(m.StartByte, s.StartByte)
 			m.EndByte = max(m.EndByte, s.EndByte)
 			m.Score = max(m.Score, s.Score)
+			m.Context = m.Context && s.Context
 			m.Hits = append(m.Hits, s.Hits...)
 			slices.Sort(m.Hits)
 			continue

@@ -63,6 +63,15 @@ func TestSelect(t *testing.T) {
 	if got := Select(weak, SelectOptions{}); len(got) != 3 {
 		t.Errorf("MinKeep 3 kept %v", brief(got))
 	}
+	// Context pieces go after every found segment; merged with a found
+	// one they are found.
+	ctx := []Segment{seg("a.go", 1, 10, 1), seg("b.go", 1, 5, 0.9), seg("a.go", 30, 35, 0.5), seg("a.go", 11, 12, 0.5), seg("c.go", 1, 2, 0.4)}
+	ctx[2].Context, ctx[3].Context, ctx[4].Context = true, true, true
+	got = brief(Select(ctx, SelectOptions{}))
+	want = []string{"a.go:1-12 [0 3]", "b.go:1-5 [1]", "a.go:30-35 [2]", "c.go:1-2 [4]"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Select with context pieces (-want +got):\n%s", d)
+	}
 	if got := Select(nil, SelectOptions{}); len(got) != 0 {
 		t.Errorf("Select(nil) = %v", got)
 	}
