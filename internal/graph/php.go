@@ -116,7 +116,9 @@ func phpUses(s []byte, n int) []Import {
 // PSR-4 convention to a file C.php whose trailing directories spell
 // the namespace's last segments (case-insensitively, at least two
 // segments or the whole name matched: app/Models/User.php for
-// App\Models\User), the longest match then the nearest file winning;
+// App\Models\User; or a class file directly in src/ or lib/, where
+// packages map their namespace prefix), the longest match then the
+// nearest file winning;
 // a function or const use resolves to its namespace's directory the
 // same way. Composer's autoload map is not read, so a use is internal
 // only when it resolves.
@@ -196,6 +198,9 @@ func (r *Resolver) phpBest(from string, segs, cands []string, file bool) string 
 		for p != "" && n < len(segs) && strings.EqualFold(path.Base(p), segs[len(segs)-1-n]) {
 			n++
 			p = parentDir(p)
+		}
+		if n == 1 && need == 2 && file && (strings.EqualFold(path.Base(p), "src") || strings.EqualFold(path.Base(p), "lib")) {
+			n = 2 // a package's top class: Vendor\Pkg\ maps to src/
 		}
 		switch {
 		case n < need || n < bestN:

@@ -66,7 +66,8 @@ func TestResolvePHP(t *testing.T) {
 	}{
 		{"psr-4", "app/Http/Controller.php", `App\Models\User`, Resolution{"app/Models/User.php", true}},
 		{"nearest of two", "tests/Models/UserTest.php", `Tests\Models\User`, Resolution{"tests/Models/User.php", true}},
-		{"prefix mapped to src", "app/Http/Controller.php", `Acme\Billing`, Resolution{}}, // one of two segments: not enough
+		{"prefix mapped to src", "app/Http/Controller.php", `Acme\Billing`, Resolution{"src/Billing.php", true}},
+		{"one segment elsewhere is not enough", "app/Http/Controller.php", `Acme\Str`, Resolution{}},
 		{"function", "app/Http/Controller.php", `function App\Support\helper`, Resolution{"app/Support", true}},
 		{"dir require", "app/Http/Controller.php", "__DIR__/../../bootstrap.php", Resolution{"bootstrap.php", true}},
 		{"dir require, missing", "app/Http/Controller.php", "__DIR__/gone.php", Resolution{"", true}},

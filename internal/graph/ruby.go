@@ -48,7 +48,8 @@ func rubyRequires(src []byte) []Import {
 // resolveRuby maps a relative name (require_relative) to the file
 // beside the requiring one, with or without .rb; relative names are
 // internal. A load-path name (require "a/b") resolves to a/b.rb below
-// any lib/ directory, the gem layout, the one nearest the requiring
+// any lib/ directory (the gem layout) or test/ or spec/ directory (which
+// test runners put on the load path), the one nearest the requiring
 // file winning; anything else is a gem or the standard library.
 func (r *Resolver) resolveRuby(from, spec string) Resolution {
 	rb := spec
@@ -66,7 +67,11 @@ func (r *Resolver) resolveRuby(from, spec string) Resolution {
 		return Resolution{}
 	}
 	rb = path.Clean(rb)
-	if f := closest(from, r.suffixFiles("lib/"+rb)); f != "" {
+	var cands []string
+	for _, dir := range []string{"lib/", "test/", "spec/"} {
+		cands = append(cands, r.suffixFiles(dir+rb)...)
+	}
+	if f := closest(from, cands); f != "" {
 		return Resolution{Target: f, Internal: true}
 	}
 	return Resolution{}

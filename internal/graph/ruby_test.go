@@ -48,7 +48,8 @@ func TestResolveRuby(t *testing.T) {
 		{"load path", "test/unit_test.rb", "mygem/version", Resolution{"lib/mygem/version.rb", true}},
 		{"nested lib", "Rakefile", "extra", Resolution{"plugins/extra/lib/extra.rb", true}},
 		{"gem", "test/unit_test.rb", "json", Resolution{}},
-		{"not below lib", "test/unit_test.rb", "helper", Resolution{}},
+		{"test load path", "test/unit_test.rb", "helper", Resolution{"test/helper.rb", true}},
+		{"not on a load path", "Rakefile", "plugins/extra", Resolution{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
