@@ -102,6 +102,7 @@ func newLexer(syn *syntax) *lexer {
 // when fn returns false.
 func scanLines(src []byte, syn *syntax, fn func(n int, code []byte, braces int) bool) {
 	lx := newLexer(syn)
+	src = bytes.TrimPrefix(src, utf8BOM)
 	var buf []byte
 	for n := 1; len(src) > 0; n++ {
 		line := src
@@ -226,6 +227,7 @@ func (lx *lexer) lineComment(s []byte, i int) bool {
 }
 
 var (
+	utf8BOM          = []byte("\ufeff")
 	dquote           = []byte(`"`)
 	squote           = []byte(`'`)
 	textBlock        = []byte(`"""`)
@@ -290,9 +292,9 @@ func (lx *lexer) quote(s []byte, i int) int {
 		return j
 	case quoteRust:
 		// 'x', '\n', '\u{..}': a literal; 'a (a lifetime or label): not.
-		if i+1 < len(s) && s[i+1] == '\\' {
-			if k := bytes.IndexByte(s[i+2:], '\''); k >= 0 && k < 12 {
-				return i + 2 + k + 1
+		if i+2 < len(s) && s[i+1] == '\\' { // the escaped character may be a quote
+			if k := bytes.IndexByte(s[i+3:], '\''); k >= 0 && k < 12 {
+				return i + 3 + k + 1
 			}
 			return i
 		}
