@@ -22,7 +22,9 @@ func newDepsCmd(deps *Deps) *cobra.Command {
 directory) it resolves to, and the files whose imports resolve to FILE or its Go package.
 Go imports resolve through go.mod module paths and vendor directories, Python imports through
 packages and relative imports, JavaScript and TypeScript relative imports through extensions and
-index files. Imports from outside the repository are listed without a target.`,
+index files, Java/Kotlin/Scala classes to their files, Rust use/mod through Cargo's layout, C/C++
+quoted includes through include paths, C# namespaces to directories by convention, Ruby require and
+PHP use by their load paths. Imports from outside the repository are listed without a target.`,
 		Example: `  ctx deps net/http/server.go
   ctx deps src/app/views.py --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
