@@ -194,3 +194,79 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+func newCalleesCmd(deps *Deps) *cobra.Command {
+	var (
+		hint   string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "callees SYMBOL",
+		Short: "List the functions a definition calls, linked to their definitions",
+		Long: `List the calls inside SYMBOL's best definition (near --hint), each with the definition it
+links to through the import graph and a confidence; calls of names the repository does not
+define (standard library, dependencies) have no definition.`,
+		Example: `  ctx callees handleOrders`,
+		Args:    exactArgs(1, "callees needs one SYMBOL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			def, calls, err := e.Callees(cmd.Context(), args[0], hint, 0)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, map[string]any{"definition": def, "callees": nonNil(calls)})
+			}
+			fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s calls:\n", def.Path, def.StartLine, def.EndLine, def.Kind, def.Symbol)
+			for _, c := range calls {
+				to := "(not defined in the repository)"
+				if c.Definition != "" {
+					to = fmt.Sprintf("-> %s (%.2f)", c.Definition, c.Confidence)
+				}
+				fmt.Fprintf(deps.IO.Out, "  L%-5d %s %s\n", c.Line, c.Name, to)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&hint, "hint", "", "a file or directory near the definition you want")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+func newHierarchyCmd(deps *Deps) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "hierarchy TYPE",
+		Short: "Show what a type extends, implements or embeds, and what extends, implements or embeds it",
+		Example: `  ctx hierarchy Reader
+  ctx hierarchy BaseHandler --json`,
+		Args: exactArgs(1, "hierarchy needs one TYPE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := deps.engine()
+			if err != nil {
+				return err
+			}
+			h, err := e.Hierarchy(cmd.Context(), args[0], 0)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(deps.IO.Out, h)
+			}
+			fmt.Fprintf(deps.IO.Out, "%s:\n", h.Symbol)
+			for _, l := range h.Supertypes {
+				fmt.Fprintf(deps.IO.Out, "  %s %s  (%s:%d)\n", l.Relation, l.Base, l.Path, l.Line)
+			}
+			fmt.Fprintf(deps.IO.Out, "subtypes (%d):\n", len(h.Subtypes))
+			for _, l := range h.Subtypes {
+				fmt.Fprintf(deps.IO.Out, "  %s %s %s  (%s:%d)\n", l.Type, l.Relation, l.Base, l.Path, l.Line)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}

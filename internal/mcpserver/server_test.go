@@ -581,6 +581,19 @@ func TestSymbolTools(t *testing.T) {
 	if len(g.Definitions) == 0 || g.Definitions[0].Path != "config/config.go" {
 		t.Errorf("definition of Config = %+v", g.Definitions)
 	}
+	g = mcpserver.SymbolGraphOutput{}
+	mustCall(t, e.cs, "symbol_graph", map[string]any{"symbol": "handleOrders", "query_type": "callees"}, &g)
+	callees := map[string]string{}
+	for _, c := range g.Callees {
+		callees[c.Name] = c.Definition
+	}
+	if callees["Backoff"] != "retry/retry.go:5" || callees["Error"] != "" {
+		t.Errorf("callees of handleOrders = %+v", g.Callees)
+	}
+	mustCall(t, e.cs, "symbol_graph", map[string]any{"symbol": "Server", "query_type": "subtypes"}, &g)
+	if len(g.Types) != 0 {
+		t.Errorf("subtypes of Server = %+v, want none", g.Types)
+	}
 	if _, isErr := call(t, e.cs, "symbol_graph", map[string]any{"symbol": "Config", "query_type": "siblings"}, nil); !isErr {
 		t.Errorf("an unknown query_type was accepted")
 	}

@@ -236,18 +236,21 @@ func renderReferences(out ReferencesOutput, kinds []string) string {
 // SymbolGraphInput is the symbol_graph request.
 type SymbolGraphInput struct {
 	Symbol    string `json:"symbol" jsonschema:"the function, type or module name"`
-	QueryType string `json:"query_type" jsonschema:"callers (lines that call it), definition (where it is defined), or importers (import statements that name it)"`
+	QueryType string `json:"query_type" jsonschema:"callers (lines that call it), callees (functions its definition calls), definition (where it is defined), importers (import statements that name it), supertypes (what the type extends, implements or embeds) or subtypes (what extends, implements or embeds it)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most results (default 20)"`
 	RepoPath  string `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
 }
 
 // SymbolGraphOutput is the symbol_graph result: definitions for
-// query_type definition, references otherwise.
+// query_type definition, callees for callees, type links for supertypes
+// and subtypes, references otherwise.
 type SymbolGraphOutput struct {
 	Symbol      string              `json:"symbol"`
 	QueryType   string              `json:"query_type"`
 	Definitions []engine.Definition `json:"definitions,omitempty"`
 	References  []engine.Reference  `json:"references,omitempty"`
+	Callees     []engine.Callee     `json:"callees,omitempty"`
+	Types       []engine.TypeLink   `json:"types,omitempty"`
 	Truncated   bool                `json:"truncated"`
 	Method      string              `json:"method"`
 	ServerMS    float64             `json:"server_ms"`
@@ -257,11 +260,11 @@ func (s *Server) addSymbolGraph() {
 	addTool(s, &mcp.Tool{
 		Name:  "symbol_graph",
 		Title: "Symbol graph",
-		Description: `Answer a structural question about one symbol: who calls it (callers), where it is defined (definition), or which files import it (importers).
+		Description: `Answer a structural question about one symbol: who calls it (callers), what it calls (callees), where it is defined (definition), which files import it (importers), what a type extends or implements (supertypes) or what extends or implements it (subtypes).
 Use it to trace impact and dependencies ("what calls parseConfig?", "which files import the auth module?") instead of grepping.
 Example: {"symbol": "parseConfig", "query_type": "callers", "limit": 20}`,
 		InputSchema: inputSchema[SymbolGraphInput](map[string]prop{
-			"query_type": {enum: []any{"callers", "definition", "importers"}},
+			"query_type": {enum: []any{"callers", "callees", "definition", "importers", "supertypes", "subtypes"}},
 			"limit":      {def: 20, min: 1, max: 500},
 		}),
 		Annotations: readOnly("Symbol graph"),
@@ -301,8 +304,50 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 		out.References, out.Truncated = ro.References, ro.Truncated
 		out.ServerMS = since(start)
 		return textResult(renderReferences(ro, []string{kind})), out, nil
+	case "callees":
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		def, calls, err := e.Callees(ctx, in.Symbol, "", limit)
+		if err != nil {
+			return nil, out, s.explain(e, err)
+		}
+		out.Callees, out.Definitions = calls, []engine.Definition{*def}
+		out.Method = "calls read from the definition's code, linked to definitions through the import graph"
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %s (%s:%d) calls %d functions (%s)\n", def.Symbol, def.Path, def.StartLine, len(calls), out.Method)
+		for _, c := range calls {
+			to := "not defined in the repository"
+			if c.Definition != "" {
+				to = fmt.Sprintf("-> %s, confidence %.2f", c.Definition, c.Confidence)
+			}
+			fmt.Fprintf(&b, "L%d %s (%s)\n", c.Line, c.Name, to)
+		}
+		out.ServerMS = since(start)
+		return textResult(b.String()), out, nil
+	case "supertypes", "subtypes":
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		h, err := e.Hierarchy(ctx, in.Symbol, limit)
+		if err != nil {
+			return nil, out, s.explain(e, err)
+		}
+		out.Types, out.Method = h.Supertypes, engine.HierarchyMethod
+		if in.QueryType == "subtypes" {
+			out.Types = h.Subtypes
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %d %s of %s (%s)\n", len(out.Types), in.QueryType, in.Symbol, out.Method)
+		for _, l := range out.Types {
+			fmt.Fprintf(&b, "%s:%d %s %s %s\n", l.Path, l.Line, l.Type, l.Relation, l.Base)
+		}
+		out.ServerMS = since(start)
+		return textResult(b.String()), out, nil
 	}
-	return nil, out, fmt.Errorf("query_type %q: want callers, definition or importers", in.QueryType)
+	return nil, out, fmt.Errorf("query_type %q: want callers, callees, definition, importers, supertypes or subtypes", in.QueryType)
 }
 
 // graphImporters answers importers from the stored import graph (Go,

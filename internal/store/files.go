@@ -85,3 +85,13 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 	}
 	return out, nil
 }
+
+// TypesMentioning returns type-like chunks (classes, structs,
+// interfaces, traits, enums, types, impls, modules) whose summary line
+// holds name, and Go ones whose body holds it as a term (embedded
+// fields), at most limit.
+func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]ChunkRow, error) {
+	return db.queryChunks(ctx, `c.kind IN ('class','struct','interface','trait','enum','type','impl','module') AND c.part <= 1
+  AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)))
+  ORDER BY f.path, c.start_line LIMIT ?`, "%"+escapeLike(name)+"%", `body : "`+strings.ReplaceAll(strings.ToLower(name), `"`, `""`)+`"`, limit)
+}
