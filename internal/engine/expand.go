@@ -25,6 +25,10 @@ type ExpandOptions struct {
 	// import graph) or in its own Go package, cut to calleeLines lines.
 	Callees    bool
 	MaxCallees int
+	// Neighbours adds, for a seed of at most smallSeed lines, the
+	// definitions just before and after it in its file (cut to
+	// calleeLines): a small hit reads better with what surrounds it.
+	Neighbours bool
 	// Callers adds, when the query asks who calls or uses something, the
 	// functions holding up to MaxCallers calls of the best seed's name
 	// linked to it with confidence ≥ 0.9.
@@ -36,7 +40,7 @@ type ExpandOptions struct {
 // balanced and deep retrieval modes (quick expands nothing).
 var (
 	BalancedExpansion = ExpandOptions{Seeds: 3, Headers: true, Callees: true, MaxCallees: 3, Callers: true, MaxCallers: 3}
-	DeepExpansion     = ExpandOptions{Seeds: 8, Headers: true, Callees: true, MaxCallees: 6, Callers: true, MaxCallers: 8}
+	DeepExpansion     = ExpandOptions{Seeds: 8, Headers: true, Callees: true, MaxCallees: 6, Neighbours: true, Callers: true, MaxCallers: 8}
 )
 
 // Lines kept of an expanded definition: its header and first lines are
@@ -44,6 +48,7 @@ var (
 const (
 	headerLines = 15
 	calleeLines = 20
+	smallSeed   = 12
 )
 
 // expandedScore is the factor between a seed's score and the pieces
@@ -117,6 +122,23 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 		if o.Callees {
 			if err := e.expandCallees(ctx, v.db, seed, o.MaxCallees, add); err != nil {
 				return nil, err
+			}
+		}
+		if o.Neighbours && seed.EndLine-seed.StartLine < smallSeed {
+			rows, err := v.db.FileChunks(ctx, seed.Path)
+			if err != nil {
+				return nil, err
+			}
+			for i, r := range rows {
+				if r.StartLine != seed.StartLine || r.EndLine != seed.EndLine {
+					continue
+				}
+				for _, j := range []int{i - 1, i + 1} {
+					if j >= 0 && j < len(rows) && rows[j].Name != "" {
+						add(rows[j], seed.Score*expandedScore, calleeLines, "next to "+seed.Symbol)
+					}
+				}
+				break
 			}
 		}
 	}

@@ -73,6 +73,18 @@ func (s *Store) Get(key string) string {
 		t.Errorf("who-calls expansions = %v, want main", expansions(resp.Results))
 	}
 
+	// A small seed brings its neighbours in the file.
+	writeFile(t, root, "store/more.go", "package store\n\n// Open opens a store.\nfunc Open() *Store { return &Store{} }\n\n// Close closes it.\nfunc Close(s *Store) {}\n\n// Flush writes pending values.\nfunc Flush(s *Store) {}\n")
+	index(t, e, engine.IndexOptions{})
+	resp = find(t, e, engine.FindRequest{Query: "Close closes it", Limit: 1, Expand: engine.ExpandOptions{Seeds: 1, Neighbours: true}})
+	if resp.Results[0].Symbol != "Close" {
+		t.Fatalf("seed %s, want Close", resp.Results[0].Symbol)
+	}
+	want := []string{"store/more.go Open (next to Close)", "store/more.go Flush (next to Close)"}
+	if got := expansions(resp.Results); !slices.Equal(got, want) {
+		t.Errorf("neighbours of Close = %v, want %v", got, want)
+	}
+
 	// No expansion without seeds.
 	resp = find(t, e, engine.FindRequest{Query: "who calls Retry", Limit: 1})
 	if len(resp.Results) != 1 {

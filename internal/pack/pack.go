@@ -34,6 +34,11 @@ type SelectOptions struct {
 	// all).
 	CutoffRatio float64
 	MinKeep     int // hits always kept, in rank order (default 3)
+	// Floor drops, past the first MinKeep hits, a hit scoring below this
+	// absolute score (default 0: none). Ranking scores of unrelated code
+	// (package clauses, import blocks matched only through their file)
+	// sit around 1e-5 to 1e-4 on the project's fixtures.
+	Floor float64
 	// MergeGap merges two segments of a file when at most this many lines
 	// lie between them (default 1: adjacent or one blank line apart).
 	MergeGap int
@@ -75,7 +80,7 @@ func Select(hits []Segment, o SelectOptions) []Segment {
 	var order []string
 	byFile := map[string][]Segment{}
 	for i, h := range hits {
-		if i >= o.MinKeep && o.CutoffRatio > 0 && h.Score < o.CutoffRatio*hits[0].Score {
+		if i >= o.MinKeep && (o.CutoffRatio > 0 && h.Score < o.CutoffRatio*hits[0].Score || h.Score < o.Floor) {
 			continue
 		}
 		if _, ok := byFile[h.Path]; !ok {

@@ -72,6 +72,9 @@ func TestSelect(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Select with context pieces (-want +got):\n%s", d)
 	}
+	if got := Select(weak, SelectOptions{MinKeep: 1, CutoffRatio: -1, Floor: 0.05}); len(got) != 1 {
+		t.Errorf("Floor 0.05 kept %v", brief(got))
+	}
 	if got := Select(nil, SelectOptions{}); len(got) != 0 {
 		t.Errorf("Select(nil) = %v", got)
 	}
