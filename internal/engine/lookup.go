@@ -201,7 +201,10 @@ type Reference struct {
 }
 
 // linker links a mention of a name to one of its definitions by scope,
-// using the import graph: the mention's own file (0.95), a file of the
+// using the import graph: for a mention qualified by the name of an
+// import (pkg.Name, module.f, Class.m), the definition in the file or
+// package it resolves to (0.95), or none when it is external (0.2);
+// else the mention's own file (0.95), a file of the
 // same Go package or directory (0.9), a file it imports, or whose
 // package it imports (0.9; 0.95 when the mention is qualified by the
 // imported name, as in pkg.Name), a definition whose qualifiers the query
@@ -227,16 +230,6 @@ func (l *linker) link(from, before string) (string, float64) {
 		return "", 0.2
 	}
 	loc := func(d store.ChunkRow) string { return fmt.Sprintf("%s:%d", d.Path, d.StartLine) }
-	for _, d := range l.defs {
-		if d.Path == from {
-			return loc(d), 0.95
-		}
-	}
-	for _, d := range l.defs {
-		if path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
-			return loc(d), 0.9
-		}
-	}
 	ims, ok := l.imports[from]
 	if !ok {
 		ims, _ = l.db.ImportsOf(l.ctx, from)
@@ -248,6 +241,35 @@ func (l *linker) link(from, before string) (string, float64) {
 		i := strings.LastIndexFunc(t, func(r rune) bool { return !isIdent(r) })
 		qualifier = t[i+1:]
 	}
+	// A mention qualified by an imported name (pkg.Name, module.f,
+	// Class.m) is that import's, whatever the file itself defines: its
+	// definition there, or none for an external one (errors.New).
+	for _, im := range ims {
+		if qualifier == "" || !importNames(im.Spec, qualifier) {
+			continue
+		}
+		if im.Target == "" {
+			if !im.Internal {
+				return "", 0.2
+			}
+			continue
+		}
+		for _, d := range l.defs {
+			if d.Path == im.Target || path.Dir(d.Path) == im.Target {
+				return loc(d), 0.95
+			}
+		}
+	}
+	for _, d := range l.defs {
+		if d.Path == from {
+			return loc(d), 0.95
+		}
+	}
+	for _, d := range l.defs {
+		if path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
+			return loc(d), 0.9
+		}
+	}
 	for _, im := range ims {
 		if im.Target == "" {
 			continue
@@ -255,7 +277,7 @@ func (l *linker) link(from, before string) (string, float64) {
 		for _, d := range l.defs {
 			if d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py") {
 				c := 0.9
-				if qualifier != "" && (strings.HasSuffix(im.Spec, "/"+qualifier) || strings.HasSuffix(im.Spec, "."+qualifier) || im.Spec == qualifier) {
+				if qualifier != "" && importNames(im.Spec, qualifier) {
 					c = 0.95
 				}
 				return loc(d), c
@@ -274,6 +296,12 @@ func (l *linker) link(from, before string) (string, float64) {
 		return loc(l.defs[0]), 0.6
 	}
 	return loc(l.defs[0]), round(0.5 / float64(len(l.defs)))
+}
+
+// importNames reports whether an import spec's last element is name:
+// "net/http" and "a.b.http" name http, as does "crate::http".
+func importNames(spec, name string) bool {
+	return spec == name || strings.HasSuffix(spec, "/"+name) || strings.HasSuffix(spec, "."+name) || strings.HasSuffix(spec, "::"+name)
 }
 
 // ReferenceQuery selects what [Engine.References] returns.

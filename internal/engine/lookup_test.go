@@ -158,8 +158,9 @@ func TestLookupNotIndexed(t *testing.T) {
 func TestReferenceLinks(t *testing.T) {
 	t.Parallel()
 	e, root := lookupRepo(t)
-	// A second Retry, in a package cmd/main.go does not import.
-	writeFile(t, root, "other/retry.go", "package other\n\n// Retry is another retry.\nfunc Retry() {}\n\nfunc use() { Retry() }\n")
+	// A second Retry, in a package cmd/main.go does not import, which
+	// calls both its own and, qualified, client's.
+	writeFile(t, root, "other/retry.go", "package other\n\nimport \"example.com/app/client\"\n\n// Retry is another retry.\nfunc Retry() {}\n\nfunc use() {\n\tRetry()\n\tclient.Retry(0, nil)\n}\n")
 	index(t, e, engine.IndexOptions{})
 	refs, err := e.References(t.Context(), engine.ReferenceQuery{Symbol: "Retry", Kinds: []string{"call"}})
 	if err != nil {
@@ -170,8 +171,9 @@ func TestReferenceLinks(t *testing.T) {
 		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Definition + " " + strconv.FormatFloat(r.Confidence, 'g', 3, 64)
 	}
 	want := map[string]string{
-		"cmd/main.go:10":   "client/retry.go:5 0.95", // client.Retry, client imported
-		"other/retry.go:6": "other/retry.go:3 0.95",  // same file
+		"cmd/main.go:10":    "client/retry.go:5 0.95", // client.Retry, client imported
+		"other/retry.go:9":  "other/retry.go:5 0.95",  // same file
+		"other/retry.go:10": "client/retry.go:5 0.95", // qualified by an import: not the file's own
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("call links (-want +got):\n%s", d)
