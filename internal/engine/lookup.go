@@ -189,9 +189,11 @@ type Reference struct {
 	Language string `json:"language"`
 	// Enclosing is the symbol of the chunk the line is in ("" at top level).
 	Enclosing string `json:"enclosing,omitempty"`
-	// Kind is "call" when the name is followed by "(" , "import" when the
-	// line is an import/include/use statement, "definition" on the line
-	// that defines it, else "reference".
+	// Kind is "call" when a mention on the line is followed by "(" and
+	// the line does not declare it (a prototype, an abstract method, an
+	// overload signature), "import" when the line is an
+	// import/include/use statement, "definition" on the line that
+	// defines it, else "reference".
 	Kind string `json:"kind"`
 	// Definition is the definition the mention is linked to, as the
 	// path and first line of its chunk (which starts at its doc comment); Confidence in [0, 1] is
@@ -409,7 +411,21 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 				continue
 			}
 			seen[key] = true
-			kind := refKind(line, col+len(name), r.Language)
+			kind := refKind(line, col, col+len(name), r.Language)
+			if kind == "reference" {
+				// A later mention may be the call: label: label(cart).
+				for off := col + len(name); ; {
+					j := wordIndex(line[off:], name)
+					if j < 0 {
+						break
+					}
+					if refKind(line, off+j, off+j+len(name), r.Language) == "call" {
+						col, kind = off+j, "call"
+						break
+					}
+					off += j + len(name)
+				}
+			}
 			if defPending && !isComment(line) {
 				kind, defPending = "definition", false
 			}
@@ -479,9 +495,10 @@ func isComment(line []byte) bool {
 // a quoted path.
 var goImportSpec = regexp.MustCompile(`^([\pL_][\pL\pN_]*\s+|[_.]\s+)?"[^"]+"\s*(//.*)?$`)
 
-// refKind classifies a mention: an import statement, a call (the name is
-// followed by "(" or a generic argument list and "("), else a reference.
-func refKind(line []byte, end int, lang string) string {
+// refKind classifies the mention line[start:end]: an import statement,
+// a call (the name is followed by "(" or a generic argument list and
+// "(", and is not declared there), else a reference.
+func refKind(line []byte, start, end int, lang string) string {
 	t := strings.TrimSpace(string(line))
 	for _, p := range []string{"import ", "from ", "#include", "use ", "require(", "using "} {
 		if strings.HasPrefix(t, p) {
@@ -501,10 +518,43 @@ func refKind(line []byte, end int, lang string) string {
 			rest = rest[j+1:]
 		}
 	}
-	if len(rest) > 0 && rest[0] == '(' {
+	if len(rest) > 0 && rest[0] == '(' && !declares(t, strings.TrimSpace(string(line[:start])), lang) {
 		return "call"
 	}
 	return "reference"
+}
+
+// declPrefix matches what may stand before a declared name in the C
+// family: types, qualifiers and modifiers ("static inline int",
+// "std::vector<T>&", "const char *"), ending in a name, "*", "&", ">"
+// or "]" (not "." or "::", which qualify a call).
+var declPrefix = regexp.MustCompile(`^[\pL_][\pL\pN_\s*&<>,:\[\]]*[\pL\pN_*&>\]]$`)
+
+// stmtWords start statements or expressions, not declarations.
+var stmtWords = map[string]bool{"return": true, "else": true, "do": true, "case": true, "default": true, "goto": true,
+	"throw": true, "new": true, "delete": true, "await": true, "yield": true, "co_return": true, "co_await": true,
+	"co_yield": true, "sizeof": true, "typeof": true, "not": true, "and": true, "or": true, "in": true, "is": true, "as": true}
+
+// declares reports whether a name followed by "(" on the trimmed line t,
+// after prefix, is declared rather than called: after a function
+// keyword (a TypeScript overload signature, a nested def), or in the C
+// family a prototype or abstract method, Type name(...);.
+func declares(t, prefix, lang string) bool {
+	i := strings.LastIndexFunc(prefix, func(r rune) bool { return !isIdent(r) && r != '*' })
+	switch prefix[i+1:] {
+	case "function", "function*", "def", "fn", "func":
+		return true
+	}
+	switch lang {
+	case "c", "cpp", "java", "csharp":
+	default:
+		return false
+	}
+	if !strings.HasSuffix(t, ";") || !declPrefix.MatchString(prefix) {
+		return false
+	}
+	first := strings.FieldsFunc(prefix, func(r rune) bool { return !isIdent(r) })
+	return len(first) > 0 && !stmtWords[first[0]]
 }
 
 func clip(s string, n int) string {
