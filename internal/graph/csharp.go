@@ -42,7 +42,9 @@ func csharpUsings(src []byte) []Import {
 // (one for a one-segment namespace) matched; the longest match wins,
 // then the directory nearest the importing file. A static or alias
 // using of a type A.B.T resolves to A.B's T.cs when it exists, else to
-// A.B's directory. Unresolved, a using is internal when its leading
+// A.B's directory. Else a namespace that starts with a project's name
+// is looked up below that project's directory (B/C beside A.csproj for
+// A.B.C, B/ for A.B). Unresolved, a using is internal when its leading
 // segments match a .csproj name's (two, or fewer when either name is
 // shorter).
 func (r *Resolver) resolveCSharp(from, spec string) Resolution {
@@ -59,6 +61,9 @@ func (r *Resolver) resolveCSharp(from, spec string) Resolution {
 			return Resolution{Target: d, Internal: true}
 		}
 	}
+	if t := r.csProjectPath(segs); t != "" {
+		return Resolution{Target: t, Internal: true}
+	}
 	for _, p := range r.more.csProjects {
 		need := min(2, len(p), len(segs))
 		n := 0
@@ -70,6 +75,42 @@ func (r *Resolver) resolveCSharp(from, spec string) Resolution {
 		}
 	}
 	return Resolution{}
+}
+
+// csProjectPath resolves a namespace whose leading segments are a
+// project's name (its default root namespace) below that project's
+// directory: Shop.Inventory is Inventory/ beside Shop.csproj, which the
+// trailing-segment rule misses when one directory spells it. A type
+// (Shop.Inventory.Item) resolves to its file when it has one, else to
+// its namespace's directory. It returns "" when no project matches.
+func (r *Resolver) csProjectPath(segs []string) string {
+	for i, p := range r.more.csProjects {
+		if len(segs) <= len(p) {
+			continue
+		}
+		n := 0
+		for n < len(p) && strings.EqualFold(p[n], segs[n]) {
+			n++
+		}
+		if n < len(p) {
+			continue
+		}
+		rest := segs[len(p):]
+		if d := join(r.more.csProjectDirs[i], strings.Join(rest, "/")); r.dirs[d] {
+			return d
+		}
+		if len(rest) < 2 {
+			continue
+		}
+		d := join(r.more.csProjectDirs[i], strings.Join(rest[:len(rest)-1], "/"))
+		if f := join(d, rest[len(rest)-1]+".cs"); r.files[f] {
+			return f
+		}
+		if r.dirs[d] {
+			return d
+		}
+	}
+	return ""
 }
 
 // csDir returns the directory that spells the most trailing segments
@@ -120,6 +161,7 @@ func (r *Resolver) cs() {
 			switch {
 			case strings.HasSuffix(f, ".csproj"):
 				m.csProjects = append(m.csProjects, strings.Split(strings.TrimSuffix(path.Base(f), ".csproj"), "."))
+				m.csProjectDirs = append(m.csProjectDirs, parentDir(f))
 			case strings.HasSuffix(f, ".cs"):
 				for d := parentDir(f); d != "" && !seen[d]; d = parentDir(d) {
 					seen[d] = true

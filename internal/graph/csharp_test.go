@@ -52,6 +52,7 @@ func TestResolveCSharp(t *testing.T) {
 		"src/Acme.Core/Services/Billing/Invoice.cs",
 		"src/Web/Web.csproj", "src/Web/Controllers/Home.cs",
 		"Plain/Utils/Strings.cs",
+		"shop/Shop.csproj", "shop/Inventory/Stock.cs", "shop/Inventory/Reports/Report.cs", "shop/Pricing/PriceList.cs",
 		"tests/Acme.Core.Tests/Acme.Core.Tests.csproj", "tests/Acme.Core.Tests/Models/UserTests.cs",
 	}
 	r := NewResolver(files, nil)
@@ -67,6 +68,9 @@ func TestResolveCSharp(t *testing.T) {
 		{"plain directories", "src/Web/Controllers/Home.cs", "Plain.Utils", Resolution{"Plain/Utils", true}},
 		{"static type file", "src/Web/Controllers/Home.cs", "Acme.Core.Models.User", Resolution{"src/Acme.Core/Models/User.cs", true}},
 		{"type without its own file", "src/Web/Controllers/Home.cs", "Acme.Core.Models.Role", Resolution{"src/Acme.Core/Models", true}},
+		{"one directory below its project", "shop/Pricing/PriceList.cs", "Shop.Inventory", Resolution{"shop/Inventory", true}},
+		{"below its project", "shop/Pricing/PriceList.cs", "Shop.Inventory.Reports", Resolution{"shop/Inventory/Reports", true}},
+		{"type below its project", "shop/Inventory/Stock.cs", "Shop.Pricing.PriceList", Resolution{"shop/Pricing/PriceList.cs", true}},
 		{"internal by project name", "src/Web/Controllers/Home.cs", "Acme.Core.Missing.Deep", Resolution{"", true}},
 		{"one segment is not enough", "src/Web/Controllers/Home.cs", "Other.Models", Resolution{}},
 		{"framework", "src/Web/Controllers/Home.cs", "System.Collections.Generic", Resolution{}},

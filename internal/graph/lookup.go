@@ -23,9 +23,10 @@ type lookups struct {
 	crateNames map[string]string // Cargo.toml directory → declared crate name (SetCrateNames)
 	rustCrates map[string]string // crate name → the crate's directory
 
-	csOnce     sync.Once
-	csDirs     map[string][]string // lower-cased last dotted element of a directory's base → directories holding .cs files at any depth, sorted
-	csProjects [][]string          // .csproj names, split at dots
+	csOnce        sync.Once
+	csDirs        map[string][]string // lower-cased last dotted element of a directory's base → directories holding .cs files at any depth, sorted
+	csProjects    [][]string          // .csproj names, split at dots
+	csProjectDirs []string            // the directory of each csProjects entry ("" for the root)
 }
 
 func (r *Resolver) paths() {
