@@ -64,17 +64,21 @@ const (
 	// Resolution follows each language's layout conventions; 0.90 leaves
 	// room for one convention a fixture does not follow.
 	graphMinResolved = 0.90
-	// Call sites are whole-word text matches followed by "(", so some
-	// lines that declare rather than call (C prototypes, TypeScript
-	// overload signatures) and some calls hidden behind an earlier
-	// mention on the same line are expected; 0.90 holds both.
-	graphMinCallPrecision = 0.90
-	graphMinCallRecall    = 0.90
+	// Call sites are whole-word text matches followed by "(" on lines
+	// that do not declare the name, so a call written in a way the line
+	// patterns do not see (a function passed by name, a call through a
+	// macro) is a miss, and a declaration they do not recognise is an
+	// extra; the fixtures measure 1.000 for both, and the bar is the
+	// issue's 0.95.
+	graphMinCallPrecision = 0.95
+	graphMinCallRecall    = 0.95
 	// Links pick a definition by name and scope, not by type, so a call
-	// of a library function that shares a name with one of the fixture's
-	// (List.add, Vec::push) or of one of several overloads may link to
-	// the wrong one; the fixtures hold a few such calls on purpose.
-	graphMinLinked = 0.80
+	// of a library function that shares a name with one of the
+	// fixture's (List.add, Vec::push, path.split, StringBuilder's
+	// ToString) or of one of several overloads links to the fixture's
+	// (the first in its file). The fixtures hold 7 such calls of 72 on
+	// purpose (0.903); 0.85 leaves room for one or two more.
+	graphMinLinked = 0.85
 )
 
 // goldenSections are the fixture sections that hold expected results
