@@ -306,44 +306,46 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		out.Remaining = len(segs) - next
 		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
 	}
-	if !in.ReturnDebug {
-		for i := range out.Segments {
-			out.Segments[i].Boosts = nil
-		}
-	}
-	res := &mcp.CallToolResult{}
+	res := &mcp.CallToolResult{Content: fitPage(&out, format, budget, func(dropped int) {
+		next -= dropped
+		out.Truncated, out.Remaining = true, len(segs)-next
+		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
+	})}
+	out.Stats.ServerMS = since(start)
+	return res, out, nil
+}
+
+// fitPage renders the page in format and counts its tokens exactly. The
+// page was filled by segment counts, so the header and footer estimate
+// can overshoot by a few tokens: while the whole text exceeds budget it
+// drops the last segment (keeping at least one) and calls truncate(1)
+// for it, so the caller moves the cursor back to what is shown.
+func fitPage(out *RetrievalOutput, format string, budget int, truncate func(dropped int)) []mcp.Content {
 	for {
-		summarize(&out)
+		summarize(out)
 		var parts []string
 		switch format {
 		case "markdown":
-			parts = []string{renderMarkdown(&out)}
+			parts = []string{renderMarkdown(out)}
 		case "json":
 			parts = []string{mustJSON(out)}
 		case "both":
-			parts = []string{renderMarkdown(&out), mustJSON(out)}
+			parts = []string{renderMarkdown(out), mustJSON(out)}
 		}
 		out.Tokens = 0
 		for _, p := range parts {
 			out.Tokens += tokens.Count(p)
 		}
-		// The page was filled by segment counts; the header and footer
-		// estimate can only overshoot by a few tokens: drop the last
-		// segment until the whole text fits.
 		if out.Tokens <= budget || len(out.Segments) <= 1 {
-			res.Content = make([]mcp.Content, len(parts))
+			content := make([]mcp.Content, len(parts))
 			for i, p := range parts {
-				res.Content[i] = &mcp.TextContent{Text: p}
+				content[i] = &mcp.TextContent{Text: p}
 			}
-			break
+			return content
 		}
 		out.Segments = out.Segments[:len(out.Segments)-1]
-		next--
-		out.Truncated, out.Remaining = true, len(segs)-next
-		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
+		truncate(1)
 	}
-	out.Stats.ServerMS = since(start)
-	return res, out, nil
 }
 
 // summarize fills the page's file count and stale files from its
