@@ -50,7 +50,15 @@ var definitionKinds = map[string]bool{
 // splitSymbol returns a symbol's bare name and its qualifier parts:
 // "(*http.Server).Shutdown" → "Shutdown", ["http", "Server"];
 // "pkg::mod::f" → "f", ["pkg", "mod"].
+//
+// An operator keeps its operator: "Vec2.operator+" → "operator+",
+// ["Vec2"] (C# writes "operator +"; [nameVariants] gives both).
 func splitSymbol(symbol string) (string, []string) {
+	if m := operatorRe.FindStringSubmatchIndex(symbol); m != nil {
+		name := "operator" + strings.TrimSpace(symbol[m[2]:m[3]])
+		_, quals := splitSymbol(symbol[:m[0]] + " x")
+		return name, quals
+	}
 	parts := strings.FieldsFunc(symbol, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$')
 	})
@@ -58,6 +66,18 @@ func splitSymbol(symbol string) (string, []string) {
 		return "", nil
 	}
 	return parts[len(parts)-1], parts[:len(parts)-1]
+}
+
+// operatorRe finds an operator name: "operator" then its symbol.
+var operatorRe = regexp.MustCompile(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
+
+// nameVariants returns the spellings a bare name may be stored under:
+// itself, and for an operator also with a space after "operator".
+func nameVariants(name string) []string {
+	if op, ok := strings.CutPrefix(name, "operator"); ok && op != "" && !strings.HasPrefix(op, " ") {
+		return []string{name, "operator " + op}
+	}
+	return []string{name}
 }
 
 // Definitions returns up to max places where symbol is defined, best
@@ -75,7 +95,7 @@ func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max i
 		return nil, err
 	}
 	defer release()
-	rows, err := v.db.ChunksByName(ctx, []string{name}, 500)
+	rows, err := v.db.ChunksByName(ctx, nameVariants(name), 500)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +110,7 @@ func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max i
 			continue
 		}
 		conf := 0.6
-		if r.Name == name {
+		if r.Name == name || strings.ReplaceAll(r.Name, " ", "") == name {
 			conf = 0.8
 		}
 		if len(quals) > 0 {

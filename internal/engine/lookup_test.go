@@ -188,3 +188,28 @@ func TestReferenceLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorDefinitions: an operator is looked up by its symbol, in
+// the C++ ("operator+") and C# ("operator +") spellings.
+func TestOperatorDefinitions(t *testing.T) {
+	t.Parallel()
+	root := repo(t)
+	writeFile(t, root, "geo/vec.hpp", "struct Vec2 {\n  double x, y;\n  Vec2 operator+(const Vec2& o) const { return {x + o.x, y + o.y}; }\n  bool operator==(const Vec2& o) const { return x == o.x && y == o.y; }\n};\n")
+	writeFile(t, root, "Shop/Money.cs", "namespace Shop;\n\npublic readonly struct Money\n{\n    public decimal Value { get; init; }\n    public static Money operator +(Money a, Money b) => new() { Value = a.Value + b.Value };\n}\n")
+	e := open(t, testConfig(t), root, nil)
+	index(t, e, engine.IndexOptions{})
+	for _, tc := range []struct{ symbol, path string }{
+		{"Vec2.operator+", "geo/vec.hpp"},
+		{"operator==", "geo/vec.hpp"},
+		{"Money.operator +", "Shop/Money.cs"},
+		{"operator+", "geo/vec.hpp"},
+	} {
+		defs, err := e.Definitions(t.Context(), tc.symbol, "", 5, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(defs) == 0 || defs[0].Path != tc.path {
+			t.Errorf("Definitions(%q) = %+v, want %s first", tc.symbol, defs, tc.path)
+		}
+	}
+}
