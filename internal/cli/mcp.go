@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"time"
 
@@ -16,9 +15,6 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/mcpserver"
 )
-
-// tokenEnv holds the bearer token of `ctx serve` when --token is not given.
-const tokenEnv = "CTX_MCP_TOKEN"
 
 type mcpOptions struct {
 	deps        *Deps
@@ -76,7 +72,11 @@ other address.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.token == "" {
-				opts.token = os.Getenv(tokenEnv)
+				cfg, err := deps.config()
+				if err != nil {
+					return err
+				}
+				opts.token = cfg.MCPToken
 			}
 			if err := mcpserver.CheckBind(opts.addr, opts.token); err != nil {
 				return flagError{err}
@@ -86,7 +86,7 @@ other address.`,
 	}
 	addServerFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.addr, "http", "127.0.0.1:8765", "address to listen on")
-	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default $"+tokenEnv+")")
+	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default $CTX_MCP_TOKEN)")
 	return cmd
 }
 

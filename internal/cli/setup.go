@@ -114,9 +114,13 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 	if dir, err := os.UserConfigDir(); err == nil {
 		o.UserConfigDir = dir
 	}
-	// CODEX_HOME is Codex's own variable, not a ctx setting: setup reads it
-	// only to find the file Codex reads.
-	o.CodexHome = os.Getenv("CODEX_HOME")
+	// CODEX_HOME is Codex's own variable: setup reads it (through the
+	// config) only to find the file Codex reads.
+	cfg, err := d.config()
+	if err != nil {
+		return err
+	}
+	o.CodexHome = cfg.CodexHome
 
 	changes, err := setup.Plan(ctx, opts.client, o)
 	if err != nil {

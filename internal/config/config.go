@@ -37,6 +37,12 @@ type Config struct {
 	// LogLevel is "debug", "info", "warn" or "error" (CTX_LOG_LEVEL).
 	// Default "warn".
 	LogLevel string
+	// MCPToken is the bearer token `ctx serve` requires when --token is
+	// not given (CTX_MCP_TOKEN); empty means none.
+	MCPToken string
+	// CodexHome is where the Codex CLI keeps its user configuration
+	// (CODEX_HOME, Codex's own variable); empty means ~/.codex.
+	CodexHome string
 }
 
 // Embed selects and configures the embedding provider.
@@ -140,6 +146,8 @@ func Load() (Config, error) {
 		}
 		c.Embed.Dims = n
 	}
+	c.MCPToken = os.Getenv("CTX_MCP_TOKEN")
+	c.CodexHome = os.Getenv("CODEX_HOME")
 	if v := os.Getenv("CTX_EMBED_BATCH"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
