@@ -60,11 +60,11 @@ import (
 // Precision is matched/listed, recall is matched/wanted, per language
 // and over all fixtures (summed counts).
 //
-// Known misses, by design of the chunker rather than bugs in a language
-// table: a one-line constant or variable at top level (C, C++,
-// JavaScript, TypeScript, Python) is a small statement grouped into a
-// block chunk, which has no name; and a Go const or var group is one
-// chunk named by its first spec, so the other names are not listed.
+// A one-line constant or variable at top level (C, C++, JavaScript,
+// TypeScript, Python) is grouped into an unnamed block chunk, and a Go
+// const or var group is one chunk named by its first spec; those names
+// come from the names table (graph.Names), which Symbols lists beside
+// the chunks.
 const (
 	// defsMinPrecision and defsMinRecall are the bar over all
 	// fixtures.

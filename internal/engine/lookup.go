@@ -99,6 +99,18 @@ func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max i
 	if err != nil {
 		return nil, err
 	}
+	// One-line constants and variables no definition chunk covers.
+	named, err := v.db.NamesByName(ctx, []string{name}, 100)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range named {
+		if !slices.ContainsFunc(rows, func(r store.ChunkRow) bool {
+			return r.Path == n.Path && r.Name == n.Name && r.StartLine <= n.StartLine && n.StartLine <= r.EndLine
+		}) {
+			rows = append(rows, n)
+		}
+	}
 	type scored struct {
 		row  store.ChunkRow
 		conf float64

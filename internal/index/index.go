@@ -386,6 +386,9 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	for _, im := range graph.Imports(f.Language, src) {
 		u.Imports = append(u.Imports, store.Import{Spec: im.Spec, Line: im.Line})
 	}
+	for _, n := range graph.Names(f.Language, src) {
+		u.Names = append(u.Names, store.Name{Name: n.Name, Kind: n.Kind, Line: n.Line})
+	}
 	pathTerms := strings.Join(analyze.TermList(f.Path), " ")
 	u.Chunks = make([]store.Chunk, len(chunks))
 	for i, c := range chunks {

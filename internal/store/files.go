@@ -50,19 +50,26 @@ type SymbolRow struct {
 // line, keeping only the given kinds (empty: all) and paths under prefix
 // ("" all); at most limit (0: all).
 func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit int) ([]SymbolRow, error) {
-	q := `SELECT f.path, c.kind, c.symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1`
+	where := ``
 	var args []any
 	if len(kinds) > 0 {
-		q += ` AND c.kind IN (?` + strings.Repeat(",?", len(kinds)-1) + `)`
+		where += ` AND kind IN (?` + strings.Repeat(",?", len(kinds)-1) + `)`
 		for _, k := range kinds {
 			args = append(args, k)
 		}
 	}
 	if prefix != "" {
-		q += ` AND (f.path = ? OR f.path LIKE ? ESCAPE '\')`
+		where += ` AND (path = ? OR path LIKE ? ESCAPE '\')`
 		args = append(args, prefix, escapeLike(prefix)+"/%")
 	}
-	q += ` ORDER BY f.path, c.start_line`
+	// Chunks that define a name, and the one-line names no such chunk
+	// covers.
+	q := `SELECT path, kind, symbol, name, start_line, end_line FROM (
+  SELECT f.path, c.kind, c.symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1
+  UNION ALL
+  SELECT f.path, n.kind, n.name, n.name, n.line, n.line FROM names n JOIN files f ON f.id = n.file_id
+  WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
+) WHERE 1` + where + ` ORDER BY path, start_line`
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)
@@ -94,4 +101,37 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 	return db.queryChunks(ctx, `c.kind IN ('class','struct','interface','trait','enum','type','impl','module') AND c.part <= 1
   AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)))
   ORDER BY f.path, c.start_line LIMIT ?`, "%"+escapeLike(name)+"%", `body : "`+strings.ReplaceAll(strings.ToLower(name), `"`, `""`)+`"`, limit)
+}
+
+// NamesByName returns top-level one-line constants and variables named
+// one of names (ignoring case), as chunk rows spanning their one line
+// (StartByte and EndByte -1: read them by line), at most limit.
+func (db *DB) NamesByName(ctx context.Context, names []string, limit int) ([]ChunkRow, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(names)+1)
+	for _, n := range names {
+		args = append(args, n)
+	}
+	args = append(args, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT n.name, n.kind, n.line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
+WHERE n.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) ORDER BY f.path, n.line LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading names: %v", err)
+	}
+	defer rows.Close()
+	var out []ChunkRow
+	for rows.Next() {
+		var r ChunkRow
+		if err := rows.Scan(&r.Name, &r.Kind, &r.StartLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime); err != nil {
+			return nil, fmt.Errorf("reading names: %v", err)
+		}
+		r.Symbol, r.EndLine, r.StartByte, r.EndByte = r.Name, r.StartLine, -1, -1
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading names: %v", err)
+	}
+	return out, nil
 }

@@ -77,6 +77,18 @@ CREATE TABLE imports(
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX imports_target ON imports(target) WHERE target <> '';
 `,
+	// Top-level one-line constants and variables, which chunks do not
+	// name (graph.Names), written with their file.
+	4: `
+CREATE TABLE names(
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  line INTEGER NOT NULL
+);
+CREATE INDEX names_file ON names(file_id);
+CREATE INDEX names_name ON names(name COLLATE NOCASE);
+`,
 }
 
 func init() {

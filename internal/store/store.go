@@ -33,7 +33,8 @@ import (
 //	2: skipped: files skipped for their content, so unchanged ones are not read again.
 //	3: embeddings is a rowid table with a unique key (was WITHOUT ROWID).
 //	4: imports: each file's import statements and what they resolve to.
-const SchemaVersion = 4
+//	5: names: top-level one-line constants and variables.
+const SchemaVersion = 5
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

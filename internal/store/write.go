@@ -52,11 +52,20 @@ type Update struct {
 	// Imports are the file's import statements (spec as written, 1-based
 	// line); [DB.ResolveImports] fills in what they name.
 	Imports []Import
+	// Names are the file's top-level one-line constants and variables.
+	Names []Name
 	// Delete removes the file (by Path) and everything derived from it.
 	Delete bool
 	// Skip, with Delete, records why the file is not indexed (its content
 	// was binary, generated or minified), keyed by its size and mtime.
 	Skip *Skipped
+}
+
+// Name is a top-level constant or variable declared on one line.
+type Name struct {
+	Name string
+	Kind string // const or var
+	Line int    // 1-based
 }
 
 // Import is one import statement of a file.
@@ -110,6 +119,8 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	defer c4()
 	insImport, c5 := prep(`INSERT INTO imports(file_id, spec, line) VALUES(?,?,?)`)
 	defer c5()
+	insName, c6 := prep(`INSERT INTO names(file_id, name, kind, line) VALUES(?,?,?,?)`)
+	defer c6()
 	if err != nil {
 		return fmt.Errorf("preparing writes: %v", err)
 	}
@@ -152,6 +163,11 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 				return fmt.Errorf("writing imports of %s: %v", u.File.Path, err)
 			}
 		}
+		for _, n := range u.Names {
+			if _, err := insName(fileID, n.Name, n.Kind, n.Line); err != nil {
+				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
+			}
+		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
 			id, err := insChunk(fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey)
@@ -181,6 +197,9 @@ func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM imports WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
 		return fmt.Errorf("deleting imports of %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM names WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
+		return fmt.Errorf("deleting names of %s: %v", path, err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path); err != nil {
 		return fmt.Errorf("deleting file %s: %v", path, err)
