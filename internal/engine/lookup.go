@@ -410,7 +410,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		return cmp.Compare(a.StartLine, b.StartLine)
 	})
 	var out []Reference
-	var src []byte
+	var lines [][]byte // of the file srcPath, split once per file
 	var srcPath string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -421,16 +421,14 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			continue
 		}
 		if r.Path != srcPath {
-			srcPath = r.Path
-			src, err = os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path)))
-			if err != nil {
-				src = nil
+			srcPath, lines = r.Path, nil
+			if src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path))); err == nil {
+				lines = bytes.SplitAfter(src, []byte("\n"))
 			}
 		}
-		if src == nil {
+		if lines == nil {
 			continue
 		}
-		lines := bytes.SplitAfter(src, []byte("\n"))
 		defPending := defChunks[r.ID]
 		for ln := r.StartLine; ln <= r.EndLine && ln <= len(lines) && len(out) < q.Max; ln++ {
 			line := lines[ln-1]
