@@ -56,6 +56,11 @@ type tuning struct {
 	NameBoost float64
 	// Coherence: per extra candidate chunk of the same file, log-damped.
 	// (Adding a share of the file's other chunk scores instead cost 0.015.)
+	// Swept with the built-in model (semble DEV hybrid): 0 → 0.800, 0.04
+	// → 0.809, 0.08 → 0.816, 0.12 → 0.813, 0.16 → 0.806, 0.24 → 0.803;
+	// SWE-bench DEV 50 Acc@5 0.74 at 0, 0.78 at 0.08. It can lift a
+	// caller in a busy file above the function a query names when their
+	// fused scores are close (RRF k=60 keeps top ranks within ~5%).
 	Coherence float64
 	// Penalties multiply chunks of files the query did not ask for. Tests
 	// 0.6 → 0.3 (with Diversity 0.1) took 0.720 → 0.729.
