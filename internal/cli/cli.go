@@ -112,7 +112,9 @@ No services, no API keys, no downloads.`,
 		Example: `  ctx find "how does the server close idle connections"
   ctx find ReadMIMEHeader --json --limit 5
   ctx index --repo ~/src/project
-  ctx status`,
+  ctx status
+  ctx setup claude          # let Claude Code call ctx's MCP tools (ctx mcp)
+  ctx def Server.Shutdown`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
