@@ -77,6 +77,9 @@ type Freshness struct {
 	IndexGeneration int64    `json:"index_generation" jsonschema:"generation of the index the answer came from; grows with every changing index run"`
 	Fresh           bool     `json:"fresh" jsonschema:"false when a returned file changed on disk since it was indexed"`
 	StaleFiles      []string `json:"stale_files,omitempty" jsonschema:"returned files that changed since indexing; run ctx index (or index_codebase) to refresh"`
+	// Refreshing is set when this call found changed files and started a
+	// background incremental index run (auto-index servers only).
+	Refreshing bool `json:"refreshing,omitempty" jsonschema:"a background index run started to pick up the changed files; later calls see it once it commits"`
 }
 
 // RetrievalStats reports the call's cost.
@@ -258,6 +261,13 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	out.Method = "hybrid retrieval (BM25 + embeddings + symbol, path and mention channels, RRF fusion, ranking), grouped by file"
 	out.MaxTokens = budget
 	out.Freshness = Freshness{IndexGeneration: resp.Stats.IndexGeneration, Fresh: resp.Stats.Fresh}
+	if !resp.Stats.Fresh && s.opts.AutoIndex {
+		// Files the answer shows changed on disk: bring the index up to
+		// date in the background (incremental: only changed files are
+		// read), so the agent's next call sees its own edits.
+		s.startIndex(e, false)
+		out.Freshness.Refreshing = true
+	}
 	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered}
 
 	exclude := in.ExcludeGlobs
@@ -520,7 +530,11 @@ func renderHead(out *RetrievalOutput) string {
 func renderTail(out *RetrievalOutput) string {
 	var b strings.Builder
 	if len(out.Freshness.StaleFiles) > 0 {
-		fmt.Fprintf(&b, "> stale: %s changed since indexing; run `ctx index` to refresh.\n", strings.Join(out.Freshness.StaleFiles, ", "))
+		fix := "run `ctx index` to refresh"
+		if out.Freshness.Refreshing {
+			fix = "the index is being refreshed in the background"
+		}
+		fmt.Fprintf(&b, "> stale: %s changed since indexing (code shown is the current file's); %s.\n", strings.Join(out.Freshness.StaleFiles, ", "), fix)
 	}
 	if out.Truncated {
 		fmt.Fprintf(&b, "> truncated at %d tokens: %d more segments. Call again with the same arguments and cursor=%q.\n", out.MaxTokens, out.Remaining, out.Cursor)

@@ -173,3 +173,29 @@ func TestChangeHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshOnStale: a retrieval that shows a changed file starts a
+// background incremental index run on an auto-index server, and a later
+// call sees the edit as fresh.
+func TestRefreshOnStale(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{tools: mcpserver.ToolsAll, autoIndex: true})
+	src := "package retry\n\n// Backoff waits with jitter between attempts now.\nfunc Backoff(attempts int, f func() error) error { return f() }\n"
+	if err := os.WriteFile(filepath.Join(e.root, "retry", "retry.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out mcpserver.RetrievalOutput
+	mustCall(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "Backoff"}, &out)
+	if out.Freshness.Fresh || !out.Freshness.Refreshing {
+		t.Fatalf("after an edit: freshness %+v, want stale and refreshing", out.Freshness)
+	}
+	waitIndexed(t, e.cs)
+	out = mcpserver.RetrievalOutput{}
+	mustCall(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "Backoff waits with jitter"}, &out)
+	edited := slices.ContainsFunc(out.Segments, func(sg mcpserver.Segment) bool {
+		return sg.Path == "retry/retry.go" && strings.Contains(sg.Code, "jitter") && !sg.Stale
+	})
+	if !out.Freshness.Fresh || out.Freshness.Refreshing || !edited {
+		t.Errorf("after the refresh: freshness %+v, the edited Backoff among the segments: %v", out.Freshness, edited)
+	}
+}
