@@ -1,18 +1,12 @@
 package engine_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
-
-	"github.com/rogpeppe/go-internal/txtar"
-
-	"github.com/ctx-dev/ctx/internal/engine"
 )
 
 // Definition accuracy: testdata/defs holds one small repository per
@@ -161,36 +155,15 @@ func TestDefsAccuracy(t *testing.T) {
 // want.txt.
 func measureDefs(t *testing.T, lang, file string) defsResult {
 	t.Helper()
-	a, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []wantDef
-	src := map[string][]byte{}
-	code := &txtar.Archive{}
-	for _, f := range a.Files {
-		if f.Name == "want.txt" {
-			want = parseWantDefs(t, f.Data)
-			continue
-		}
-		if goldenSections[f.Name] {
-			continue
-		}
-		src[f.Name] = f.Data
-		code.Files = append(code.Files, f)
-	}
+	fx := readFixture(t, file)
+	want := parseWantDefs(t, fx.golden["want.txt"])
 	if len(want) == 0 {
 		t.Fatalf("%s has no want.txt section", file)
 	}
 	for _, w := range want {
-		checkWantDef(t, w, src[w.Path])
+		checkWantDef(t, w, fx.src[w.Path])
 	}
-	root := t.TempDir()
-	if err := txtar.Write(code, root); err != nil {
-		t.Fatal(err)
-	}
-	e := open(t, testConfig(t), root, nil)
-	index(t, e, engine.IndexOptions{})
+	e := fx.index(t)
 	syms, err := e.Symbols(t.Context(), nil, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -239,22 +212,10 @@ func measureDefs(t *testing.T, lang, file string) defsResult {
 // start line, tab-separated.
 func parseWantDefs(t *testing.T, data []byte) []wantDef {
 	t.Helper()
-	var out []wantDef
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if len(f) != 4 {
-			t.Fatalf("want.txt:%d: %d fields, want path, kind, symbol, line", n, len(f))
-		}
-		ln, err := strconv.Atoi(f[3])
-		if err != nil || ln < 1 {
-			t.Fatalf("want.txt:%d: bad line %q", n, f[3])
-		}
-		out = append(out, wantDef{Path: f[0], Kind: f[1], Symbol: f[2], Line: ln})
+	rows, lines := goldenFields(t, "want.txt", data, 4, 3)
+	out := make([]wantDef, len(rows))
+	for i, f := range rows {
+		out[i] = wantDef{Path: f[0], Kind: f[1], Symbol: f[2], Line: lines[i]}
 	}
 	return out
 }

@@ -81,6 +81,46 @@ const (
 	graphMinLinked = 0.85
 )
 
+// fixture is one testdata/defs archive: its code files and its golden
+// sections.
+type fixture struct {
+	code   *txtar.Archive
+	src    map[string][]byte // code files by path
+	golden map[string][]byte // golden sections by name
+}
+
+// readFixture splits a testdata/defs archive into code and goldens.
+func readFixture(t *testing.T, file string) fixture {
+	t.Helper()
+	a, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := fixture{code: &txtar.Archive{}, src: map[string][]byte{}, golden: map[string][]byte{}}
+	for _, f := range a.Files {
+		if goldenSections[f.Name] {
+			fx.golden[f.Name] = f.Data
+			continue
+		}
+		fx.src[f.Name] = f.Data
+		fx.code.Files = append(fx.code.Files, f)
+	}
+	return fx
+}
+
+// index writes the fixture's code to a new directory and indexes it
+// lexical-only.
+func (fx fixture) index(t *testing.T) *engine.Engine {
+	t.Helper()
+	root := t.TempDir()
+	if err := txtar.Write(fx.code, root); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, testConfig(t), root, nil)
+	index(t, e, engine.IndexOptions{})
+	return e
+}
+
 // goldenSections are the fixture sections that hold expected results
 // rather than code; they are not written into the indexed repository.
 var goldenSections = map[string]bool{"want.txt": true, "imports.txt": true, "calls.txt": true}
@@ -188,37 +228,14 @@ func TestGraphAccuracy(t *testing.T) {
 // sites with its imports.txt and calls.txt.
 func measureGraph(t *testing.T, lang, file string) graphResult {
 	t.Helper()
-	a, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := map[string][]byte{}
-	code := &txtar.Archive{}
-	var imports []wantImport
-	var calls []wantCall
-	for _, f := range a.Files {
-		switch f.Name {
-		case "imports.txt":
-			imports = parseWantImports(t, f.Data)
-		case "calls.txt":
-			calls = parseWantCalls(t, f.Data)
-		}
-		if goldenSections[f.Name] {
-			continue
-		}
-		src[f.Name] = f.Data
-		code.Files = append(code.Files, f)
-	}
+	fx := readFixture(t, file)
+	imports := parseWantImports(t, fx.golden["imports.txt"])
+	calls := parseWantCalls(t, fx.golden["calls.txt"])
 	if len(imports) == 0 || len(calls) == 0 {
 		t.Fatalf("%s needs imports.txt and calls.txt sections", file)
 	}
-	checkGraphGoldens(t, src, imports, calls)
-	root := t.TempDir()
-	if err := txtar.Write(code, root); err != nil {
-		t.Fatal(err)
-	}
-	e := open(t, testConfig(t), root, nil)
-	index(t, e, engine.IndexOptions{})
+	checkGraphGoldens(t, fx.src, imports, calls)
+	e := fx.index(t)
 	r := graphResult{lang: lang}
 
 	// Imports, from every indexed file's own import list.
@@ -317,8 +334,8 @@ func cmpOr(s, def string) string {
 }
 
 // goldenFields reads tab-separated lines of n fields, skipping blank
-// lines and # comments; the second field is a 1-based line number.
-func goldenFields(t *testing.T, name string, data []byte, n int) ([][]string, []int) {
+// lines and # comments; field lineField is a 1-based line number.
+func goldenFields(t *testing.T, name string, data []byte, n, lineField int) ([][]string, []int) {
 	t.Helper()
 	var rows [][]string
 	var lines []int
@@ -332,9 +349,9 @@ func goldenFields(t *testing.T, name string, data []byte, n int) ([][]string, []
 		if len(f) != n {
 			t.Fatalf("%s:%d: %d fields, want %d", name, ln, len(f), n)
 		}
-		v, err := strconv.Atoi(f[1])
+		v, err := strconv.Atoi(f[lineField])
 		if err != nil || v < 1 {
-			t.Fatalf("%s:%d: bad line %q", name, ln, f[1])
+			t.Fatalf("%s:%d: bad line %q", name, ln, f[lineField])
 		}
 		rows = append(rows, f)
 		lines = append(lines, v)
@@ -344,7 +361,7 @@ func goldenFields(t *testing.T, name string, data []byte, n int) ([][]string, []
 
 func parseWantImports(t *testing.T, data []byte) []wantImport {
 	t.Helper()
-	rows, lines := goldenFields(t, "imports.txt", data, 4)
+	rows, lines := goldenFields(t, "imports.txt", data, 4, 1)
 	out := make([]wantImport, len(rows))
 	for i, f := range rows {
 		out[i] = wantImport{Path: f[0], Line: lines[i], Spec: f[2], Target: strings.TrimPrefix(f[3], "-")}
@@ -354,7 +371,7 @@ func parseWantImports(t *testing.T, data []byte) []wantImport {
 
 func parseWantCalls(t *testing.T, data []byte) []wantCall {
 	t.Helper()
-	rows, lines := goldenFields(t, "calls.txt", data, 4)
+	rows, lines := goldenFields(t, "calls.txt", data, 4, 1)
 	out := make([]wantCall, len(rows))
 	for i, f := range rows {
 		out[i] = wantCall{Path: f[0], Line: lines[i], Callee: f[2], Def: strings.TrimPrefix(f[3], "-")}
