@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"strings"
 )
 
@@ -16,23 +16,8 @@ type FileRow struct {
 
 // ListFiles returns every stored file, sorted by path.
 func (db *DB) ListFiles(ctx context.Context) ([]FileRow, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT path, language, size, lines FROM files ORDER BY path`)
-	if err != nil {
-		return nil, fmt.Errorf("listing files: %v", err)
-	}
-	defer rows.Close()
-	var out []FileRow
-	for rows.Next() {
-		var f FileRow
-		if err := rows.Scan(&f.Path, &f.Language, &f.Size, &f.Lines); err != nil {
-			return nil, fmt.Errorf("listing files: %v", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing files: %v", err)
-	}
-	return out, nil
+	return collect(ctx, db.r, "files", `SELECT path, language, size, lines FROM files ORDER BY path`, nil,
+		func(rows *sql.Rows, f *FileRow) error { return rows.Scan(&f.Path, &f.Language, &f.Size, &f.Lines) })
 }
 
 // SymbolRow is a defined name of a chunk.
@@ -74,23 +59,9 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := db.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("listing symbols: %v", err)
-	}
-	defer rows.Close()
-	var out []SymbolRow
-	for rows.Next() {
-		var s SymbolRow
-		if err := rows.Scan(&s.Path, &s.Kind, &s.Symbol, &s.Name, &s.StartLine, &s.EndLine); err != nil {
-			return nil, fmt.Errorf("listing symbols: %v", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing symbols: %v", err)
-	}
-	return out, nil
+	return collect(ctx, db.r, "symbols", q, args, func(rows *sql.Rows, s *SymbolRow) error {
+		return rows.Scan(&s.Path, &s.Kind, &s.Symbol, &s.Name, &s.StartLine, &s.EndLine)
+	})
 }
 
 // TypesMentioning returns type-like chunks (classes, structs,
@@ -115,23 +86,11 @@ func (db *DB) NamesByName(ctx context.Context, names []string, limit int) ([]Chu
 		args = append(args, n)
 	}
 	args = append(args, limit)
-	rows, err := db.r.QueryContext(ctx, `SELECT n.name, n.kind, n.line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
-WHERE n.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) ORDER BY f.path, n.line LIMIT ?`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading names: %v", err)
-	}
-	defer rows.Close()
-	var out []ChunkRow
-	for rows.Next() {
-		var r ChunkRow
-		if err := rows.Scan(&r.Name, &r.Kind, &r.StartLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime); err != nil {
-			return nil, fmt.Errorf("reading names: %v", err)
-		}
+	q := `SELECT n.name, n.kind, n.line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
+WHERE n.name COLLATE NOCASE IN (?` + strings.Repeat(",?", len(names)-1) + `) ORDER BY f.path, n.line LIMIT ?`
+	return collect(ctx, db.r, "names", q, args, func(rows *sql.Rows, r *ChunkRow) error {
+		err := rows.Scan(&r.Name, &r.Kind, &r.StartLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
 		r.Symbol, r.EndLine, r.StartByte, r.EndByte = r.Name, r.StartLine, -1, -1
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading names: %v", err)
-	}
-	return out, nil
+		return err
+	})
 }

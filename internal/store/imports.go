@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -32,21 +33,16 @@ func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolu
 	if db.w == nil {
 		return 0, 0, 0, ErrReadOnly
 	}
-	rows, err := db.w.QueryContext(ctx, `SELECT i.rowid, f.path, f.language, i.spec, i.line, i.target, i.internal FROM imports i JOIN files f ON f.id = i.file_id`)
+	all, err := collect(ctx, db.w, "imports", importCols, nil, scanImport)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
+		return 0, 0, 0, err
 	}
 	type change struct {
 		id  int64
 		res Resolution
 	}
 	var changes []change
-	for rows.Next() {
-		var r ImportRow
-		if err := rows.Scan(&r.ID, &r.Path, &r.Language, &r.Spec, &r.Line, &r.Target, &r.Internal); err != nil {
-			rows.Close()
-			return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
-		}
+	for _, r := range all {
 		res := resolve(r)
 		total++
 		if res.Internal {
@@ -59,11 +55,6 @@ func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolu
 			changes = append(changes, change{r.ID, res})
 		}
 	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return 0, 0, 0, fmt.Errorf("reading imports: %v", err)
-	}
-	rows.Close()
 	if len(changes) == 0 {
 		return total, internal, resolved, nil
 	}
@@ -101,24 +92,15 @@ func (db *DB) ImportersOf(ctx context.Context, path, dir string) ([]ImportRow, e
 	return db.queryImports(ctx, `i.target IN (?, ?) AND i.target <> '' ORDER BY f.path, i.line`, path, dir)
 }
 
+// importCols are the columns scanImport reads.
+const importCols = `SELECT i.rowid, f.path, f.language, i.spec, i.line, i.target, i.internal FROM imports i JOIN files f ON f.id = i.file_id`
+
+func scanImport(rows *sql.Rows, r *ImportRow) error {
+	return rows.Scan(&r.ID, &r.Path, &r.Language, &r.Spec, &r.Line, &r.Target, &r.Internal)
+}
+
 func (db *DB) queryImports(ctx context.Context, where string, args ...any) ([]ImportRow, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT i.rowid, f.path, f.language, i.spec, i.line, i.target, i.internal FROM imports i JOIN files f ON f.id = i.file_id WHERE `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading imports: %v", err)
-	}
-	defer rows.Close()
-	var out []ImportRow
-	for rows.Next() {
-		var r ImportRow
-		if err := rows.Scan(&r.ID, &r.Path, &r.Language, &r.Spec, &r.Line, &r.Target, &r.Internal); err != nil {
-			return nil, fmt.Errorf("reading imports: %v", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading imports: %v", err)
-	}
-	return out, nil
+	return collect(ctx, db.r, "imports", importCols+` WHERE `+where, args, scanImport)
 }
 
 // ImportsNaming returns the import statements whose spec is name, ends
