@@ -3,7 +3,6 @@ package engine_test
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -85,23 +84,7 @@ type defsResult struct {
 
 func TestDefsAccuracy(t *testing.T) {
 	t.Parallel()
-	fixtures, err := filepath.Glob(filepath.Join("testdata", "defs", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fixtures) == 0 {
-		t.Fatal("no fixtures in testdata/defs")
-	}
-	results := make([]defsResult, len(fixtures))
-	t.Run("lang", func(t *testing.T) {
-		for i, f := range fixtures {
-			lang := strings.TrimSuffix(filepath.Base(f), ".txtar")
-			t.Run(lang, func(t *testing.T) {
-				t.Parallel()
-				results[i] = measureDefs(t, lang, f)
-			})
-		}
-	})
+	results := measureFixtures(t, measureDefs)
 	if t.Failed() {
 		return
 	}

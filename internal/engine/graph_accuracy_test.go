@@ -81,6 +81,30 @@ const (
 	graphMinLinked = 0.85
 )
 
+// measureFixtures runs measure on every testdata/defs archive in
+// parallel subtests and returns the results in file order.
+func measureFixtures[R any](t *testing.T, measure func(t *testing.T, lang, file string) R) []R {
+	t.Helper()
+	fixtures, err := filepath.Glob(filepath.Join("testdata", "defs", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixtures) == 0 {
+		t.Fatal("no fixtures in testdata/defs")
+	}
+	results := make([]R, len(fixtures))
+	t.Run("lang", func(t *testing.T) {
+		for i, f := range fixtures {
+			lang := strings.TrimSuffix(filepath.Base(f), ".txtar")
+			t.Run(lang, func(t *testing.T) {
+				t.Parallel()
+				results[i] = measure(t, lang, f)
+			})
+		}
+	})
+	return results
+}
+
 // fixture is one testdata/defs archive: its code files and its golden
 // sections.
 type fixture struct {
@@ -165,23 +189,7 @@ func (r *graphResult) add(o graphResult) {
 
 func TestGraphAccuracy(t *testing.T) {
 	t.Parallel()
-	fixtures, err := filepath.Glob(filepath.Join("testdata", "defs", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fixtures) == 0 {
-		t.Fatal("no fixtures in testdata/defs")
-	}
-	results := make([]graphResult, len(fixtures))
-	t.Run("lang", func(t *testing.T) {
-		for i, f := range fixtures {
-			lang := strings.TrimSuffix(filepath.Base(f), ".txtar")
-			t.Run(lang, func(t *testing.T) {
-				t.Parallel()
-				results[i] = measureGraph(t, lang, f)
-			})
-		}
-	})
+	results := measureFixtures(t, measureGraph)
 	if t.Failed() {
 		return
 	}
