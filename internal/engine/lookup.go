@@ -391,7 +391,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		}
 	}
 	link := newLinker(ctx, v.db, defRows, quals)
-	hits, err := v.db.SearchFTS(ctx, `"`+strings.ToLower(name)+`"`, store.FTSWeights{1, 0, 0, 1}, 2000)
+	hits, err := v.db.SearchBM25(ctx, store.BM25Query{Terms: []string{strings.ToLower(name)}, Weights: store.BM25Weights{1, 0, 0, 1}, Limit: 2000})
 	if err != nil {
 		return nil, err
 	}

@@ -336,6 +336,16 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		}
 		st.Imports = &imp
 	}
+	// Merge the BM25 segments this run wrote (the policy decides; also
+	// after a run that changed nothing, to finish one interrupted before
+	// it compacted).
+	cs, err := db.CompactPostings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Segments > 0 {
+		log.Debug("compacted the BM25 index", "segments", cs.Segments, "dropped", cs.Dropped)
+	}
 	st.Skips = append(st.Skips, skips...)
 	sort.Slice(st.Skips, func(i, j int) bool { return st.Skips[i].Path < st.Skips[j].Path })
 	st.Embedded = int(embedded.Load())
@@ -397,10 +407,12 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 			Kind: string(c.Kind), Symbol: c.Symbol, Name: c.Name, Breadcrumb: c.Breadcrumb,
 			Summary:   Summary(c, text),
 			StartLine: c.StartLine, EndLine: c.EndLine, StartByte: c.StartByte, EndByte: c.EndByte, Part: c.Part,
-			FTSName: joinTerms(c.Symbol, c.Breadcrumb),
-			FTSPath: pathTerms,
-			FTSDoc:  joinTerms(c.Doc),
-			FTSBody: cappedTerms(text, tfCap),
+			Terms: [store.NumColumns]string{
+				store.ColName: joinTerms(c.Symbol, c.Breadcrumb),
+				store.ColPath: pathTerms,
+				store.ColDoc:  joinTerms(c.Doc),
+				store.ColBody: cappedTerms(text, tfCap),
+			},
 		}
 	}
 	n := 0
@@ -480,8 +492,8 @@ func EmbedText(path string, c chunk.Chunk, code string) string {
 // tfCap is the most times one term is written to a chunk's body column.
 // BM25's term-frequency saturation (k1 = 1.2) makes occurrences past the
 // third worth little (tf 3 scores 1.57 of a possible 2.2, tf 10 1.96), while
-// repeated tokens (err, nil, self, return) are most of the positions FTS5
-// stores; capping them keeps the index under 1.2× the source bytes.
+// repeated tokens (err, nil, self, return) would dominate the token
+// counts; capping them keeps the index under 1.2× the source bytes.
 const tfCap = 3
 
 // cappedTerms is joinTerms with each distinct term written at most max

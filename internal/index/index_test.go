@@ -95,11 +95,12 @@ func writeFile(t *testing.T, root, rel, content string) {
 // term of word.
 func found(t *testing.T, db *store.DB, word string) []string {
 	t.Helper()
-	var q []string
-	for _, term := range analyze.TermList(word) {
-		q = append(q, `"`+term+`"`)
+	q := store.BM25Query{Weights: store.BM25Weights{1, 1, 1, 1}, Limit: 1000, Groups: [][]int{nil}}
+	for i, term := range analyze.TermList(word) {
+		q.Terms = append(q.Terms, term)
+		q.Groups[0] = append(q.Groups[0], i)
 	}
-	hits, err := db.SearchFTS(t.Context(), strings.Join(q, " AND "), store.FTSWeights{1, 1, 1, 1}, 1000)
+	hits, err := db.SearchBM25(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
-// ftsWeights are the BM25 column weights (name, path, doc, body): a term in
+// bm25Weights are the BM25 column weights (name, path, doc, body): a term in
 // a definition's name counts as much as three in its body, one in the path
 // or doc comment as two.
-var ftsWeights = store.FTSWeights{3, 2, 2, 1}
+var bm25Weights = store.BM25Weights{3, 2, 2, 1}
 
 // weights are the per-channel RRF weights for one query kind.
 type weights struct {

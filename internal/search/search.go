@@ -117,11 +117,6 @@ const (
 	denseLimit  = 100
 )
 
-// splitMinChunks is the index size (chunks) from which the BM25 channel
-// runs as two queries over halves of the chunk id range, in parallel. (A
-// variable so a test can split small indexes.)
-var splitMinChunks = 20000
-
 // Search runs one request. An index with no chunks is not an error here;
 // the engine reports a missing or empty index before searching.
 func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, error) {
@@ -296,36 +291,18 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
 
-	// BM25 over all columns (the bm25-file channel reuses its hits). On a
-	// large index it costs more than all other channels together (FTS5
-	// scores every matching row), so it is split by chunk id range.
-	bm := orMatch(pickTerms(terms, maxBM25Terms(q.Kind), n))
-	parts := 1
-	if n >= splitMinChunks {
-		parts = 2
-	}
-	bmParts := make([][]store.Hit, parts)
-	var idEnd int64
-	if parts > 1 {
-		var err error
-		if idEnd, err = s.DB.ChunkIDEnd(ctx); err != nil {
-			return recalled{}, err
-		}
-	}
-	for i := range parts {
-		lo, hi := idEnd*int64(i)/int64(parts), idEnd*int64(i+1)/int64(parts)
-		g.Go(func() (err error) {
-			bmParts[i], err = s.DB.SearchFTSRange(gctx, bm, ftsWeights, bm25Limit, allowed, lo, hi)
-			return err
-		})
-	}
+	// BM25 over all columns (the bm25-file channel reuses its hits).
+	g.Go(func() (err error) {
+		bm25Hits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(terms, maxBM25Terms(q.Kind), n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
+		return err
+	})
 
 	// Path channel: file paths and names that match the query's terms.
 	pathTerms := pickTerms(terms, 16, n)
 	usePath := len(pathTerms) > 0 && req.Uses("path")
 	if usePath {
 		g.Go(func() (err error) {
-			pathHits, err = s.DB.SearchFTSIn(gctx, "{path} : ("+orMatch(pathTerms)+")", ftsWeights, pathLimit, allowed)
+			pathHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pathTerms), Weights: bm25Weights, Columns: 1 << store.ColPath, Limit: pathLimit, FileIDs: allowed})
 			return err
 		})
 	}
@@ -346,20 +323,21 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	}
 	if len(code) > 0 {
 		g.Go(func() (err error) {
-			codeHits, err = s.DB.SearchFTSIn(gctx, orMatch(pickTerms(code, 24, n)), ftsWeights, bm25Limit, allowed)
+			codeHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(code, 24, n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
 			return err
 		})
 	}
 
 	// Phrase channel: chunks holding every word of a quoted phrase (an
 	// error message, a literal), most precise first.
-	var phrase string
+	var phrase store.BM25Query
 	if len(q.Phrases) > 0 && req.Uses("phrase") {
-		phrase = phraseMatch(q.Phrases, terms)
+		phrase = phraseQuery(q.Phrases, terms)
 	}
-	if phrase != "" {
+	if len(phrase.Groups) > 0 {
+		phrase.Weights, phrase.Limit, phrase.FileIDs = bm25Weights, bm25Limit, allowed
 		g.Go(func() (err error) {
-			phraseHits, err = s.DB.SearchFTSIn(gctx, phrase, ftsWeights, bm25Limit, allowed)
+			phraseHits, err = s.DB.SearchBM25(gctx, phrase)
 			return err
 		})
 	}
@@ -396,10 +374,6 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 		return recalled{}, err
 	}
 
-	bm25Hits = bmParts[0]
-	if parts > 1 {
-		bm25Hits = store.MergeHits(bmParts, bm25Limit)
-	}
 	var r recalled
 	r.bm25, r.qvec = bm25Hits, qvec
 	if req.Uses("bm25") {
@@ -408,7 +382,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	if len(code) > 0 {
 		r.lists = append(r.lists, ranked("code", w.code, codeHits))
 	}
-	if phrase != "" {
+	if len(phrase.Groups) > 0 {
 		r.lists = append(r.lists, ranked("phrase", w.phrase, phraseHits))
 	}
 	if len(symIDs) > 0 && req.Uses("symbol") {
@@ -693,21 +667,23 @@ func maxBM25Terms(k analyze.QueryKind) int {
 	return 24
 }
 
-// maxPhrases caps the quoted phrases one query turns into AND groups.
+// maxPhrases caps the quoted phrases one query turns into term groups.
 const maxPhrases = 8
 
-// phraseMatch builds an FTS5 expression matching chunks that hold all the
-// words of at least one quoted phrase: (a AND b) OR (c AND d). Words the
-// index does not know (df 0 in terms) make their phrase unmatchable, so the
-// phrase is left out; phrases of one word are left out too (BM25 has them).
-func phraseMatch(phrases []string, terms []weighted) string {
+// phraseQuery builds a BM25 query matching chunks that hold all the words
+// of at least one quoted phrase: (a AND b) OR (c AND d). Words the index
+// does not know (df 0 in terms) make their phrase unmatchable, so the
+// phrase is left out; phrases of one word are left out too (BM25 has
+// them). No groups means no phrase channel.
+func phraseQuery(phrases []string, terms []weighted) store.BM25Query {
 	known := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		known[t.text] = true
 	}
-	var groups []string
+	var q store.BM25Query
+	index := map[string]int{}
 	for _, p := range phrases {
-		if len(groups) == maxPhrases {
+		if len(q.Groups) == maxPhrases {
 			break
 		}
 		var words []string
@@ -722,27 +698,33 @@ func phraseMatch(phrases []string, terms []weighted) string {
 			if !known[lw] {
 				ok = false
 			}
-			words = append(words, `"`+strings.ReplaceAll(lw, `"`, `""`)+`"`)
+			words = append(words, lw)
 		})
-		if ok && len(words) >= 2 {
-			groups = append(groups, "("+strings.Join(words, " AND ")+")")
+		if !ok || len(words) < 2 || len(index)+len(words) > 63 {
+			continue
 		}
+		var g []int
+		for _, w := range words {
+			i, ok := index[w]
+			if !ok {
+				i = len(q.Terms)
+				index[w] = i
+				q.Terms = append(q.Terms, w)
+			}
+			g = append(g, i)
+		}
+		q.Groups = append(q.Groups, g)
 	}
-	return strings.Join(groups, " OR ")
+	return q
 }
 
-// orMatch builds an FTS5 expression matching any of the terms.
-func orMatch(ts []weighted) string {
-	var b strings.Builder
+// termTexts returns the terms' texts, in order.
+func termTexts(ts []weighted) []string {
+	out := make([]string, len(ts))
 	for i, t := range ts {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t.text, `"`, `""`))
-		b.WriteByte('"')
+		out[i] = t.text
 	}
-	return b.String()
+	return out
 }
 
 func ranked(channel string, weight float64, hits []store.Hit) Ranked {

@@ -352,32 +352,3 @@ func TestSearchFilterBeyondRecall(t *testing.T) {
 		}
 	}
 }
-
-// TestSearchSplitSame checks that splitting the BM25 query by chunk id
-// range (large indexes) returns exactly what one query returns. Not
-// parallel: it changes splitMinChunks.
-func TestSearchSplitSame(t *testing.T) {
-	s := repoSearcher(t)
-	queries := []string{
-		"ParseConfig",
-		"where are retries with exponential backoff done",
-		"load settings file",
-		"render an html template",
-		`Traceback (most recent call last):
-  File "scripts/settings.py", line 3, in load_settings
-KeyError: "retry backoff config"`,
-	}
-	var want [][]Result
-	for _, q := range queries {
-		res, _ := search(t, s, Request{Query: q, Limit: 20})
-		want = append(want, res)
-	}
-	defer func(n int) { splitMinChunks = n }(splitMinChunks)
-	splitMinChunks = 1
-	for i, q := range queries {
-		res, _ := search(t, s, Request{Query: q, Limit: 20})
-		if diff := cmp.Diff(want[i], res); diff != "" {
-			t.Errorf("%q split (-one query +split):\n%s", q, diff)
-		}
-	}
-}

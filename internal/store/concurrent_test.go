@@ -42,7 +42,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 				updates[f] = u
 			}
 			// Every other batch also rewrites the previous batch's files,
-			// so readers race deletions of FTS rows too.
+			// so readers race deletions of postings too.
 			if b > 0 && b%2 == 0 {
 				for f := range filesPerBatch {
 					u := file(fmt.Sprintf("dir%d/file%d.go", b-1, f), "go")
@@ -87,6 +87,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 	if c.Files != batches*filesPerBatch || c.Chunks != batches*chunksPerBatch {
 		t.Errorf("Count after all batches = %+v, want %d files, %d chunks", c, batches*filesPerBatch, batches*chunksPerBatch)
 	}
+	compact(t, db)
 	df, err := db.DocFreqs(ctx, []string{"common"})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func readOnce(t *testing.T, db *store.DB, reader, round int) error {
 	if c.Chunks != 4*c.Files || c.Files%5 != 0 {
 		return fmt.Errorf("Count = %+v: not whole batches", c)
 	}
-	hits, err := db.SearchFTS(ctx, `"common" OR "part1"`, weights, 50)
+	hits, err := db.SearchBM25(ctx, store.BM25Query{Terms: []string{"common", "part1"}, Weights: weights, Limit: 50})
 	if err != nil {
 		return err
 	}

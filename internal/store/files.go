@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 )
 
@@ -69,9 +70,14 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 // holds name, and Go ones whose body holds it as a term (embedded
 // fields), at most limit.
 func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]ChunkRow, error) {
+	inBody, err := db.TermChunks(ctx, strings.ToLower(name), 1<<ColBody)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := json.Marshal(inBody)
 	return db.queryChunks(ctx, `c.kind IN ('class','struct','interface','trait','enum','type','impl','module') AND c.part <= 1
-  AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)))
-  ORDER BY f.path, c.start_line LIMIT ?`, "%"+escapeLike(name)+"%", `body : "`+strings.ReplaceAll(strings.ToLower(name), `"`, `""`)+`"`, limit)
+  AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
+  ORDER BY f.path, c.start_line LIMIT ?`, "%"+escapeLike(name)+"%", string(ids), limit)
 }
 
 // NamesByName returns top-level one-line constants and variables named

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -89,133 +87,6 @@ func (db *DB) TouchFiles(ctx context.Context, mtimes map[string]int64) error {
 type Hit struct {
 	ChunkID int64
 	Score   float64
-}
-
-// FTSWeights are the BM25 column weights of chunks_fts, in column order:
-// name, path, doc, body.
-type FTSWeights [4]float64
-
-// SearchFTS runs an FTS5 MATCH expression and returns up to limit chunks
-// ranked by FTS5's bm25() with the given column weights. Scores are
-// returned negated so that higher is better. An empty match returns nil.
-func (db *DB) SearchFTS(ctx context.Context, match string, w FTSWeights, limit int) ([]Hit, error) {
-	return db.SearchFTSIn(ctx, match, w, limit, nil)
-}
-
-// SearchFTSIn is [DB.SearchFTS] restricted to chunks of the given files
-// (nil means every file), applied before the limit so a restrictive filter
-// still gets its best limit chunks.
-func (db *DB) SearchFTSIn(ctx context.Context, match string, w FTSWeights, limit int, fileIDs []int64) ([]Hit, error) {
-	return db.SearchFTSRange(ctx, match, w, limit, fileIDs, 0, 0)
-}
-
-// SearchFTSRange is [DB.SearchFTSIn] restricted to chunk ids in [lo, hi)
-// (hi 0 means no bound). Scores do not depend on the range (FTS5 computes
-// IDF over the whole table), so the hits of disjoint ranges, merged with
-// [MergeHits], are the hits of the whole table: one query can be split
-// across connections.
-func (db *DB) SearchFTSRange(ctx context.Context, match string, w FTSWeights, limit int, fileIDs []int64, lo, hi int64) ([]Hit, error) {
-	if strings.TrimSpace(match) == "" {
-		return nil, nil
-	}
-	var filter strings.Builder
-	if fileIDs != nil {
-		filter.WriteString(" AND rowid IN (SELECT id FROM chunks WHERE file_id IN (")
-		for i, id := range fileIDs {
-			if i > 0 {
-				filter.WriteByte(',')
-			}
-			fmt.Fprintf(&filter, "%d", id)
-		}
-		filter.WriteString("))")
-	}
-	args := []any{match}
-	if hi > 0 {
-		// FTS5 takes rowid bounds into its doclist scan.
-		filter.WriteString(" AND rowid >= ? AND rowid < ?")
-		args = append(args, lo, hi)
-	}
-	args = append(args, limit)
-	q := fmt.Sprintf(`SELECT rowid, -bm25(chunks_fts, %g, %g, %g, %g) AS s FROM chunks_fts WHERE chunks_fts MATCH ?%s ORDER BY bm25(chunks_fts, %g, %g, %g, %g) LIMIT ?`,
-		w[0], w[1], w[2], w[3], filter.String(), w[0], w[1], w[2], w[3])
-	rows, err := db.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search %q: %v", match, err)
-	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
-			return nil, fmt.Errorf("full-text search: %v", err)
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text search %q: %v", match, err)
-	}
-	return out, nil
-}
-
-// MergeHits merges the hits of [DB.SearchFTSRange] over disjoint id ranges
-// into the first limit hits of the same query over their union, in the
-// order [DB.SearchFTS] returns them: score descending, and equal scores by
-// ascending chunk id (FTS5 yields rows by ascending rowid, and SQLite's
-// ORDER BY ... LIMIT keeps rows with equal keys in the order it saw them).
-func MergeHits(parts [][]Hit, limit int) []Hit {
-	var out []Hit
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	slices.SortFunc(out, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ChunkID, b.ChunkID)
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
-}
-
-// ChunkIDEnd returns one more than the largest chunk id (1 when there are
-// no chunks), the end of the id range [DB.SearchFTSRange] splits.
-func (db *DB) ChunkIDEnd(ctx context.Context) (int64, error) {
-	var n int64
-	if err := db.r.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM chunks`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("reading the largest chunk id: %v", err)
-	}
-	return n, nil
-}
-
-// DocFreqs returns, for each term, the number of chunks whose FTS row
-// contains it (any column). Unknown terms map to 0.
-func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, error) {
-	out := make(map[string]int, len(terms))
-	if len(terms) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		args[i] = t
-		out[t] = 0
-	}
-	q := `SELECT term, doc FROM chunks_vocab WHERE term IN (?` + strings.Repeat(",?", len(terms)-1) + `)`
-	rows, err := db.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading document frequencies: %v", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, fmt.Errorf("reading document frequencies: %v", err)
-		}
-		out[t] = n
-	}
-	return out, rows.Err()
 }
 
 // ChunkRow is a stored chunk with its file's path and language.

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -11,134 +10,12 @@ import (
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
-func TestSearchFTSColumnWeights(t *testing.T) {
-	t.Parallel()
-	db := openDB(t)
-	// InName and InBody have the same number of terms in each column;
-	// only the column holding "needle" differs. The fillers keep the
-	// term's IDF positive.
-	inName := chunk("InName", 0, "filler words here")
-	inName.FTSName = "needle"
-	inBody := chunk("InBody", 20, "needle words here")
-	inBody.FTSName = "other"
-	u := file("a.go", "go", inName, inBody)
-	for i := range 8 {
-		u.Chunks = append(u.Chunks, chunk(fmt.Sprintf("Filler%d", i), 40+20*i, "filler words here"))
-	}
-	apply(t, db, u)
-
-	tests := []struct {
-		name string
-		w    store.FTSWeights
-		want []string
-	}{
-		{"name outranks body", store.FTSWeights{3, 2, 2, 1}, []string{"InName", "InBody"}},
-		{"body outranks name", store.FTSWeights{1, 1, 1, 3}, []string{"InBody", "InName"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if diff := cmp.Diff(tc.want, search(t, db, "needle", tc.w)); diff != "" {
-				t.Errorf("search needle with weights %v mismatch (-want +got):\n%s", tc.w, diff)
-			}
-			hits, err := db.SearchFTS(t.Context(), "needle", tc.w, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, h := range hits {
-				if h.Score <= 0 || i > 0 && h.Score > hits[i-1].Score {
-					t.Errorf("scores %v: want positive and non-increasing", hits)
-					break
-				}
-			}
-		})
-	}
-
-	// A column filter restricts the match to that column.
-	if got := search(t, db, "{name} : needle", weights); !slices.Equal(got, []string{"InName"}) {
-		t.Errorf("search {name} : needle = %q, want [InName]", got)
-	}
-}
-
-func TestSearchFTSLimitAndEmpty(t *testing.T) {
-	t.Parallel()
-	db := openDB(t)
-	u := file("a.go", "go")
-	for i := range 20 {
-		u.Chunks = append(u.Chunks, chunk(fmt.Sprintf("F%d", i), 10*i, "common"))
-	}
-	apply(t, db, u)
-
-	for _, match := range []string{"", "   ", "\t\n"} {
-		hits, err := db.SearchFTS(t.Context(), match, weights, 10)
-		if hits != nil || err != nil {
-			t.Errorf("SearchFTS(%q) = %v, %v; want nil, nil", match, hits, err)
-		}
-	}
-	hits, err := db.SearchFTS(t.Context(), "common", weights, 5)
-	if err != nil || len(hits) != 5 {
-		t.Errorf("SearchFTS(common, limit 5) = %d hits, %v; want 5", len(hits), err)
-	}
-	if _, err := db.SearchFTS(t.Context(), `"unbalanced`, weights, 5); err == nil {
-		t.Error("SearchFTS with a malformed expression succeeded")
-	}
-}
-
-// TestSearchFTSRangeMerge checks that hits of disjoint id ranges merge
-// into exactly the hits of the whole table, ties included: equal scores
-// come in ascending chunk id order, also across the limit.
-func TestSearchFTSRangeMerge(t *testing.T) {
-	t.Parallel()
-	db := openDB(t)
-	bodies := []string{"common rare", "common", "common common other", "rare filler", "filler"}
-	for f := range 4 {
-		u := file(fmt.Sprintf("f%d.go", f), "go")
-		for i := range 25 {
-			// Equal names and bodies make equal scores.
-			u.Chunks = append(u.Chunks, chunk("Same", 10*i, bodies[(f+i)%len(bodies)]))
-		}
-		apply(t, db, u)
-	}
-	end, err := db.ChunkIDEnd(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, match := range []string{"common", `"rare" OR "common"`, "filler OR other"} {
-		for _, limit := range []int{7, 30, 200} {
-			want, err := db.SearchFTS(t.Context(), match, weights, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ties := false
-			for i := 1; i < len(want); i++ {
-				ties = ties || want[i].Score == want[i-1].Score
-			}
-			if !ties {
-				t.Fatalf("%q: no equal scores to test", match)
-			}
-			for _, parts := range []int{1, 2, 3, 7} {
-				var got [][]store.Hit
-				for i := range parts {
-					h, err := db.SearchFTSRange(t.Context(), match, weights, limit, nil, end*int64(i)/int64(parts), end*int64(i+1)/int64(parts))
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, h)
-				}
-				if diff := cmp.Diff(want, store.MergeHits(got, limit)); diff != "" {
-					t.Errorf("%q limit %d in %d parts (-want +got):\n%s", match, limit, parts, diff)
-				}
-			}
-		}
-	}
-}
-
 func TestDocFreqs(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	c1 := chunk("Alpha", 0, "alpha beta beta")
-	c1.FTSDoc = "alpha"
-	c1.FTSPath = "pkg a go"
+	c1.Terms[store.ColDoc] = "alpha"
+	c1.Terms[store.ColPath] = "pkg a go"
 	apply(t, db,
 		file("pkg/a.go", "go", c1, chunk("B", 10, "beta")),
 		file("pkg/c.go", "go", chunk("C", 0, "beta gamma")))
@@ -219,7 +96,7 @@ func TestFileChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := func(c store.Chunk) store.ChunkRow {
-		c.FTSName, c.FTSBody = "", "" // not stored
+		c.Terms = [store.NumColumns]string{} // not stored
 		return store.ChunkRow{Chunk: c, Path: "a.go", Language: "go", FileSize: u.File.Size, FileTime: u.File.ModTime}
 	}
 	want := []store.ChunkRow{row(u.Chunks[1]), row(u.Chunks[2]), row(third)}

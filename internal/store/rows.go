@@ -6,24 +6,41 @@ import (
 	"fmt"
 )
 
-// collect runs a query on conn and returns its rows, each read by scan.
-// Errors say what was being read.
-func collect[T any](ctx context.Context, conn *sql.DB, what, query string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := conn.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %v", what, err)
-	}
-	defer rows.Close()
+// querier is a connection pool or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// collect runs a query and returns its rows, each read by scan. Errors
+// say what was being read.
+func collect[T any](ctx context.Context, conn querier, what, query string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
 	var out []T
-	for rows.Next() {
+	err := each(ctx, conn, what, query, args, func(rows *sql.Rows) error {
 		var v T
 		if err := scan(rows, &v); err != nil {
-			return nil, fmt.Errorf("reading %s: %v", what, err)
+			return err
 		}
 		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// each runs a query and calls f on each row; it stops at f's first
+// error. Errors say what was being read.
+func each(ctx context.Context, conn querier, what, query string, args []any, f func(*sql.Rows) error) error {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("reading %s: %v", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return fmt.Errorf("reading %s: %w", what, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %v", what, err)
+		return fmt.Errorf("reading %s: %v", what, err)
 	}
-	return out, nil
+	return nil
 }

@@ -89,6 +89,38 @@ CREATE TABLE names(
 CREATE INDEX names_file ON names(file_id);
 CREATE INDEX names_name ON names(name COLLATE NOCASE);
 `,
+	// ctx's own BM25 index replaces FTS5 (postings.go); an index of an
+	// older schema is rebuilt (its identity names the schema), so the
+	// migration only has to leave a consistent, empty BM25 index.
+	5: `
+DROP TABLE chunks_vocab;
+DROP TABLE chunks_fts;
+ALTER TABLE chunks ADD COLUMN ntok INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE postings(
+  id INTEGER PRIMARY KEY,
+  term TEXT NOT NULL,
+  seg INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  UNIQUE(term, seg)
+);
+CREATE TABLE segments(
+  seg INTEGER PRIMARY KEY,
+  docs INTEGER NOT NULL,
+  postings INTEGER NOT NULL,
+  bytes INTEGER NOT NULL
+);
+CREATE TABLE dead(id INTEGER PRIMARY KEY);
+CREATE TABLE bm25_stats(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  docs INTEGER NOT NULL,
+  tokens INTEGER NOT NULL,
+  next_chunk INTEGER NOT NULL,
+  next_seg INTEGER NOT NULL
+);
+INSERT INTO bm25_stats SELECT 1, 0, 0, coalesce(max(id), 0) + 1, 1 FROM chunks;
+INSERT INTO dead SELECT id FROM chunks;
+`,
 }
 
 func init() {

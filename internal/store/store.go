@@ -1,10 +1,10 @@
-// Package store is ctx's storage: one SQLite database per indexed root (WAL,
-// FTS5), the single source of truth for files, chunks, their BM25 index and
-// their embeddings.
+// Package store is ctx's storage: one SQLite database per indexed root
+// (WAL), the single source of truth for files, chunks, their BM25 index
+// (postings.go) and their embeddings.
 //
 // Invariants (../shared/DESIGN.md, storage):
 //   - every write goes through [DB.Apply], which runs in one transaction
-//     holding whole files only: a file's chunks, FTS rows and vectors change
+//     holding whole files only: a file's chunks, postings and vectors change
 //     together or not at all;
 //   - embeddings are content-addressed by embed.CacheKey, so re-indexing
 //     never re-embeds text seen before;
@@ -24,7 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver (FTS5 built in)
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // SchemaVersion is the database layout version.
@@ -34,7 +34,8 @@ import (
 //	3: embeddings is a rowid table with a unique key (was WITHOUT ROWID).
 //	4: imports: each file's import statements and what they resolve to.
 //	5: names: top-level one-line constants and variables.
-const SchemaVersion = 5
+//	6: ctx's own BM25 index (postings, segments, dead, bm25_stats) replaces FTS5.
+const SchemaVersion = 6
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
@@ -109,6 +110,10 @@ func dsn(path string, writer, resident bool) string {
 		v.Add("_pragma", "mmap_size(1073741824)")
 	}
 	if writer {
+		// Set before the first table exists, so only new databases get
+		// it: CompactPostings gives the pages of merged BM25 segments
+		// back to the file system.
+		v.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
 	}

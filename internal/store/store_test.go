@@ -14,8 +14,8 @@ import (
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
-// fts weights the engine uses: name, path, doc, body.
-var weights = store.FTSWeights{3, 2, 2, 1}
+// BM25 weights the engine uses: name, path, doc, body.
+var weights = store.BM25Weights{3, 2, 2, 1}
 
 // openDB opens a fresh database in a temporary directory and closes it at
 // the end of the test.
@@ -54,7 +54,7 @@ func chunk(name string, start int, body string) store.Chunk {
 	return store.Chunk{
 		Kind: "function", Symbol: name, Name: name, StartLine: start/10 + 1, EndLine: start/10 + 2,
 		StartByte: start, EndByte: start + 10,
-		FTSName: strings.ToLower(name), FTSBody: body,
+		Terms: [store.NumColumns]string{store.ColName: strings.ToLower(name), store.ColBody: body},
 	}
 }
 
@@ -69,12 +69,23 @@ func apply(t testing.TB, db *store.DB, updates ...store.Update) {
 	}
 }
 
-// search returns the names of the chunks matching match, best first.
-func search(t testing.TB, db *store.DB, match string, w store.FTSWeights) []string {
+// search returns the names of the chunks matching match, best first:
+// terms separated by spaces match any of them; "a AND b" matches both.
+func search(t testing.TB, db *store.DB, match string, w store.BM25Weights) []string {
 	t.Helper()
-	hits, err := db.SearchFTS(t.Context(), match, w, 100)
+	q := store.BM25Query{Weights: w, Limit: 100}
+	if strings.Contains(match, " AND ") {
+		q.Terms = strings.Split(match, " AND ")
+		q.Groups = [][]int{{}}
+		for i := range q.Terms {
+			q.Groups[0] = append(q.Groups[0], i)
+		}
+	} else {
+		q.Terms = strings.Fields(match)
+	}
+	hits, err := db.SearchBM25(t.Context(), q)
 	if err != nil {
-		t.Fatalf("SearchFTS(%q): %v", match, err)
+		t.Fatalf("SearchBM25(%q): %v", match, err)
 	}
 	if len(hits) == 0 {
 		return nil
@@ -95,7 +106,7 @@ func search(t testing.TB, db *store.DB, match string, w store.FTSWeights) []stri
 	for i, h := range hits {
 		n, ok := name[h.ChunkID]
 		if !ok {
-			t.Fatalf("SearchFTS(%q) returned chunk %d, which has no row", match, h.ChunkID)
+			t.Fatalf("SearchBM25(%q) returned chunk %d, which has no row", match, h.ChunkID)
 		}
 		out[i] = n
 	}

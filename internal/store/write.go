@@ -19,7 +19,7 @@ type File struct {
 	Lines    int
 }
 
-// Chunk is a row of the chunks table plus the token streams of its FTS row.
+// Chunk is a row of the chunks table plus the terms of its BM25 columns.
 type Chunk struct {
 	ID         int64
 	FileID     int64
@@ -37,9 +37,10 @@ type Chunk struct {
 	// when the index has no embedding model.
 	EmbedKey []byte
 
-	// FTS columns: space-separated analyzed terms (analyze.Terms), written
-	// on insert only (the FTS table is contentless).
-	FTSName, FTSPath, FTSDoc, FTSBody string
+	// Terms holds the BM25 columns (ColName, ColPath, ColDoc, ColBody):
+	// space-separated analyzed terms (analyze.Terms), written on insert
+	// only (the postings keep no text).
+	Terms [NumColumns]string
 }
 
 // Update is one file's change: its new row and chunks, or its deletion.
@@ -83,7 +84,9 @@ type Skipped struct {
 }
 
 // Apply writes a batch of file updates in one transaction, so each file
-// changes together with its chunks, FTS rows and vectors, or not at all.
+// changes together with its chunks, postings and vectors, or not at all.
+// The batch's chunks get fresh ids (never reused) and form one new
+// segment of the BM25 index.
 func (db *DB) Apply(ctx context.Context, updates []Update) error {
 	if db.w == nil {
 		return ErrReadOnly
@@ -111,10 +114,8 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 	upFile, c1 := prep(`INSERT INTO files(path, language, size, mtime, hash, lines) VALUES(?,?,?,?,?,?)
 ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash, lines=excluded.lines`)
 	defer c1()
-	insChunk, c2 := prep(`INSERT INTO chunks(file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part, embed_key) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`)
+	insChunk, c2 := prep(`INSERT INTO chunks(id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part, embed_key, ntok) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	defer c2()
-	insFTS, c3 := prep(`INSERT INTO chunks_fts(rowid, name, path, doc, body) VALUES(?,?,?,?,?)`)
-	defer c3()
 	insVec, c4 := prep(`INSERT OR IGNORE INTO embeddings(key, vec) VALUES(?,?)`)
 	defer c4()
 	insImport, c5 := prep(`INSERT INTO imports(file_id, spec, line) VALUES(?,?,?)`)
@@ -137,6 +138,19 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 			return fmt.Errorf("writing vectors: %v", err)
 		}
 	}
+	nChunks := 0
+	for i := range updates {
+		if !updates[i].Delete {
+			nChunks += len(updates[i].Chunks)
+		}
+	}
+	var nextID int64
+	if nChunks > 0 {
+		if nextID, err = nextChunkIDs(ctx, tx, nChunks); err != nil {
+			return err
+		}
+	}
+	seg := newSegBuilder()
 	for i := range updates {
 		u := &updates[i]
 		if err := db.deleteFile(ctx, tx, u.File.Path); err != nil {
@@ -170,14 +184,16 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
-			id, err := insChunk(fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey)
-			if err != nil {
+			id := nextID
+			nextID++
+			ntok := seg.add(id, c.Terms)
+			if _, err := insChunk(id, fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok); err != nil {
 				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
 			}
-			if _, err := insFTS(id, c.FTSName, c.FTSPath, c.FTSDoc, c.FTSBody); err != nil {
-				return fmt.Errorf("writing FTS rows of %s: %v", u.File.Path, err)
-			}
 		}
+	}
+	if err := seg.writeSegment(ctx, tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %v", err)
@@ -185,12 +201,16 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	return nil
 }
 
-// deleteFile removes a file's FTS rows, chunks, file row and skip record
-// (a no-op for an unknown path).
+// deleteFile removes a file's chunks (their postings become dead until
+// compaction), file row and skip record (a no-op for an unknown path).
 func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN
-(SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?)`, path); err != nil {
-		return fmt.Errorf("deleting FTS rows of %s: %v", path, err)
+	if _, err := tx.ExecContext(ctx, `UPDATE bm25_stats SET (docs, tokens) =
+(SELECT docs - count(*), tokens - coalesce(sum(c.ntok), 0) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.ntok > 0)
+WHERE id = 1`, path); err != nil {
+		return fmt.Errorf("deleting postings of %s: %v", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO dead(id) SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.ntok > 0`, path); err != nil {
+		return fmt.Errorf("deleting postings of %s: %v", path, err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
 		return fmt.Errorf("deleting chunks of %s: %v", path, err)

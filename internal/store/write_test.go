@@ -90,6 +90,8 @@ func TestApplyReplacesChunks(t *testing.T) {
 	if gone, err := db.Chunks(t.Context(), ids); err != nil || len(gone) != 0 {
 		t.Errorf("Chunks(old ids) = %v, %v; want none", gone, err)
 	}
+	// DocFreqs is exact once the replaced chunks' postings are compacted.
+	compact(t, db)
 	df, err := db.DocFreqs(t.Context(), []string{"alpha", "beta", "gamma", "shared"})
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +140,7 @@ func TestApplyDelete(t *testing.T) {
 	if got := search(t, db, "shared", weights); !slices.Equal(got, []string{"B1"}) {
 		t.Errorf("search shared after Delete = %q, want [B1]", got)
 	}
+	compact(t, db)
 	df, err := db.DocFreqs(t.Context(), []string{"alpha", "shared", "a1"})
 	if err != nil {
 		t.Fatal(err)
@@ -293,5 +296,17 @@ func TestEmbeddingKeysReportsErrors(t *testing.T) {
 	// re-embeds text it already has.
 	if keys, err := db.EmbeddingKeys(ctx); err == nil {
 		t.Errorf("EmbeddingKeys with a canceled context = %v, nil; want an error", keys)
+	}
+}
+
+// compact runs CompactPostings and fails the test unless it merged.
+func compact(t testing.TB, db *store.DB) {
+	t.Helper()
+	st, err := db.CompactPostings(t.Context())
+	if err != nil {
+		t.Fatalf("CompactPostings: %v", err)
+	}
+	if st.Segments == 0 {
+		t.Fatalf("CompactPostings merged nothing")
 	}
 }

@@ -14,7 +14,7 @@ const (
 
 // bm25 is a small in-memory BM25 index over documents' [analyze.Terms],
 // the lexical baseline the trained model is measured against. It is for
-// evaluation only; ctx's search uses SQLite FTS5.
+// evaluation only; ctx's search uses the store's BM25 index.
 type bm25 struct {
 	post  map[string][]posting
 	len   []float64 // document lengths in terms

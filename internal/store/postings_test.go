@@ -1,0 +1,271 @@
+package store_test
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// fts5 is a reference FTS5 table holding the same chunks as a store,
+// under the same ids, to check ctx's BM25 against SQLite's bm25().
+type fts5 struct {
+	t  testing.TB
+	db *sql.DB
+}
+
+func newFTS5(t testing.TB) *fts5 {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "fts5.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE f USING fts5(name, path, doc, body, tokenize="unicode61 remove_diacritics 0 tokenchars '_'")`); err != nil {
+		t.Fatal(err)
+	}
+	return &fts5{t, db}
+}
+
+// applyBoth applies updates to db and mirrors them into the FTS5 table.
+func (f *fts5) applyBoth(db *store.DB, updates ...store.Update) {
+	f.t.Helper()
+	for _, u := range updates {
+		rows, err := db.FileChunks(f.t.Context(), u.File.Path)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		for _, r := range rows {
+			if _, err := f.db.Exec(`DELETE FROM f WHERE rowid = ?`, r.ID); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+	apply(f.t, db, updates...)
+	for _, u := range updates {
+		if u.Delete {
+			continue
+		}
+		rows, err := db.FileChunks(f.t.Context(), u.File.Path)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if len(rows) != len(u.Chunks) {
+			f.t.Fatalf("%s: %d chunks stored, %d written", u.File.Path, len(rows), len(u.Chunks))
+		}
+		// FileChunks orders by start line; match the written chunks so.
+		chunks := slices.Clone(u.Chunks)
+		slices.SortStableFunc(chunks, func(a, b store.Chunk) int { return a.StartLine - b.StartLine })
+		for i, r := range rows {
+			c := chunks[i].Terms
+			if _, err := f.db.Exec(`INSERT INTO f(rowid, name, path, doc, body) VALUES(?,?,?,?,?)`, r.ID, c[0], c[1], c[2], c[3]); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// search runs q through FTS5 (same terms, columns and groups).
+func (f *fts5) search(q store.BM25Query) []store.Hit {
+	f.t.Helper()
+	quote := func(i int) string { return `"` + q.Terms[i] + `"` }
+	var parts []string
+	if q.Groups != nil {
+		for _, g := range q.Groups {
+			var and []string
+			for _, i := range g {
+				and = append(and, quote(i))
+			}
+			parts = append(parts, "("+strings.Join(and, " AND ")+")")
+		}
+	} else {
+		for i := range q.Terms {
+			parts = append(parts, quote(i))
+		}
+	}
+	match := strings.Join(parts, " OR ")
+	if q.Columns != 0 {
+		var cols []string
+		for c, name := range []string{"name", "path", "doc", "body"} {
+			if q.Columns&(1<<c) != 0 {
+				cols = append(cols, name)
+			}
+		}
+		match = "{" + strings.Join(cols, " ") + "} : (" + match + ")"
+	}
+	w := q.Weights
+	rows, err := f.db.Query(fmt.Sprintf(`SELECT rowid, -bm25(f, %g, %g, %g, %g) FROM f WHERE f MATCH ? ORDER BY bm25(f, %g, %g, %g, %g), rowid LIMIT ?`,
+		w[0], w[1], w[2], w[3], w[0], w[1], w[2], w[3]), match, q.Limit)
+	if err != nil {
+		f.t.Fatalf("FTS5 %q: %v", match, err)
+	}
+	defer rows.Close()
+	var out []store.Hit
+	for rows.Next() {
+		var h store.Hit
+		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+			f.t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// goChunks splits real Go files into chunks of 25 lines whose columns are
+// analyzed as the indexer does (name: the first identifier of the chunk;
+// path; doc: its comment lines; body: everything).
+func goChunks(t testing.TB, dir string, files int) []store.Update {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", dir, "*.go"))
+	if err != nil || len(paths) == 0 {
+		t.Skipf("no Go sources in GOROOT/src/%s: %v", dir, err)
+	}
+	slices.Sort(paths)
+	var out []store.Update
+	for _, p := range paths[:min(files, len(paths))] {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := dir + "/" + filepath.Base(p)
+		u := file(rel, "go")
+		lines := strings.Split(string(src), "\n")
+		for start := 0; start < len(lines); start += 25 {
+			part := lines[start:min(start+25, len(lines))]
+			var doc []string
+			for _, l := range part {
+				if s := strings.TrimSpace(l); strings.HasPrefix(s, "//") {
+					doc = append(doc, s)
+				}
+			}
+			body := strings.Join(part, "\n")
+			name := ""
+			analyze.Words(body, func(w string, _ int) {
+				if name == "" && len(w) > 3 {
+					name = w
+				}
+			})
+			c := chunk(name, start*40, "")
+			c.StartLine, c.EndLine = start+1, start+len(part)
+			c.Terms = [store.NumColumns]string{
+				strings.Join(analyze.TermList(name), " "),
+				strings.Join(analyze.TermList(rel), " "),
+				strings.Join(analyze.TermList(strings.Join(doc, "\n")), " "),
+				strings.Join(analyze.TermList(body), " "),
+			}
+			u.Chunks = append(u.Chunks, c)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// TestBM25MatchesFTS5 checks ctx's BM25 against SQLite FTS5's bm25() over
+// real Go code: the same hits in the same order with the same scores, for
+// plain, column-restricted and grouped (AND) queries with column weights
+// and a file filter, after several segments, replaced and deleted files,
+// and compaction.
+func TestBM25MatchesFTS5(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ref := newFTS5(t)
+	updates := goChunks(t, "strings", 40)
+	// Several batches make several segments.
+	for i := 0; i < len(updates); i += 7 {
+		ref.applyBoth(db, updates[i:min(i+7, len(updates))]...)
+	}
+	queries := []store.BM25Query{
+		{Terms: []string{"builder", "grow"}},
+		{Terms: []string{"index", "byte", "rune", "utf8", "replacer", "unknownterm"}},
+		{Terms: []string{"strings", "reader"}, Columns: 1 << store.ColPath},
+		{Terms: []string{"returns", "string"}, Columns: 1<<store.ColDoc | 1<<store.ColName},
+		{Terms: []string{"fold", "equal", "lower", "upper"}, Groups: [][]int{{0, 1}, {2, 3}}},
+		{Terms: []string{"func", "return", "if"}},
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, q := range queries {
+			for _, w := range []store.BM25Weights{weights, {1, 0, 0, 1}, {1, 1, 1, 1}} {
+				for _, limit := range []int{5, 200} {
+					q.Weights, q.Limit = w, limit
+					got, err := db.SearchBM25(t.Context(), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := ref.search(q)
+					if len(want) == 0 {
+						t.Fatalf("%s: %v matched nothing in FTS5", stage, q.Terms)
+					}
+					approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a)) })
+					if diff := cmp.Diff(want, got, approx); diff != "" {
+						t.Errorf("%s: %v weights %v columns %b groups %v limit %d (-FTS5 +ctx):\n%s", stage, q.Terms, w, q.Columns, q.Groups, limit, diff)
+					}
+				}
+			}
+		}
+	}
+	check("segments")
+
+	// Replace some files and delete others: their postings are dead until
+	// compaction, and must not count.
+	replaced := goChunks(t, "bytes", 6)
+	for i := range replaced {
+		replaced[i].File.Path = updates[i].File.Path
+	}
+	ref.applyBoth(db, replaced...)
+	ref.applyBoth(db, deletion(updates[10].File.Path), deletion(updates[11].File.Path))
+	check("dead")
+
+	// A file filter restricts the hits, not the statistics.
+	files, err := db.AllFiles(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, f := range files {
+		if f.Path == updates[12].File.Path || f.Path == updates[13].File.Path {
+			ids = append(ids, f.ID)
+		}
+	}
+	q := store.BM25Query{Terms: []string{"func", "string"}, Weights: weights, Limit: 1000}
+	all, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.FileIDs = ids
+	some, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) == 0 || len(some) >= len(all) {
+		t.Errorf("file filter kept %d of %d hits", len(some), len(all))
+	}
+	score := map[int64]float64{}
+	for _, h := range all {
+		score[h.ChunkID] = h.Score
+	}
+	for _, h := range some {
+		if s, ok := score[h.ChunkID]; !ok || s != h.Score {
+			t.Errorf("filtered hit %d score %v, unfiltered %v (%v)", h.ChunkID, h.Score, s, ok)
+		}
+	}
+
+	st, err := db.CompactPostings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Segments < 2 || st.Dropped == 0 {
+		t.Errorf("CompactPostings = %+v, want a merge that dropped dead postings", st)
+	}
+	check("compacted")
+}
