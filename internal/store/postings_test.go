@@ -269,3 +269,90 @@ func TestBM25MatchesFTS5(t *testing.T) {
 	}
 	check("compacted")
 }
+
+// TestCompactPartial checks the small-segment merge: once there are more
+// than 8 segments, all but the largest merge into one, and searches
+// answer exactly as before.
+func TestCompactPartial(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	// One large segment, then 9 of one small file each: together under a
+	// quarter of the large one (a full merge otherwise).
+	updates := goChunks(t, "go/types", 107)
+	big, small := updates[:90], updates[90:99]
+	apply(t, db, big...)
+	for _, u := range small {
+		if len(u.Chunks) > 4 {
+			u.Chunks = u.Chunks[:4]
+		}
+		apply(t, db, u)
+	}
+	q := store.BM25Query{Terms: []string{"type", "check", "scope", "object", "unified"}, Weights: weights, Limit: 300}
+	before, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.CompactPostings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Segments != len(small) || st.Dropped != 0 {
+		t.Errorf("CompactPostings = %+v, want the %d small segments merged", st, len(small))
+	}
+	after, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("search changed by compaction (-before +after):\n%s", diff)
+	}
+	if st, err := db.CompactPostings(t.Context()); err != nil || st.Segments != 0 {
+		t.Errorf("second CompactPostings = %+v, %v; want nothing to do", st, err)
+	}
+}
+
+// TestChunkIDsNeverReused checks that a chunk written after the newest
+// one was deleted gets a new id, so the deleted chunk's postings (dead
+// until compaction) can never be taken for it.
+func TestChunkIDsNeverReused(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	apply(t, db, file("a.go", "go", chunk("A", 0, "alpha")), file("b.go", "go", chunk("B", 0, "beta")))
+	rows, err := db.FileChunks(t.Context(), "b.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, db, deletion("b.go"))
+	apply(t, db, file("c.go", "go", chunk("C", 0, "gamma")))
+	got, err := db.FileChunks(t.Context(), "c.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID <= rows[0].ID {
+		t.Errorf("new chunk id %d, deleted chunk id %d: reused", got[0].ID, rows[0].ID)
+	}
+	if names := search(t, db, "beta gamma", weights); !slices.Equal(names, []string{"C"}) {
+		t.Errorf("search beta gamma = %q, want [C]", names)
+	}
+}
+
+// TestCorruptPostings checks that a damaged postings row is an error that
+// names the fix, not a silent empty result.
+func TestCorruptPostings(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db := openAt(t, path, nil)
+	apply(t, db, file("a.go", "go", chunk("A", 0, "alpha")))
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE postings SET data = x'ff' WHERE term = 'alpha'`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SearchBM25(t.Context(), store.BM25Query{Terms: []string{"alpha"}, Weights: weights, Limit: 10})
+	if err == nil || !strings.Contains(err.Error(), "ctx index --rebuild") {
+		t.Errorf("SearchBM25 over a corrupt row = %v, want an error naming ctx index --rebuild", err)
+	}
+}
