@@ -70,6 +70,19 @@ type Segment struct {
 	Merged          int                          `json:"merged,omitempty" jsonschema:"how many ranked hits were joined into this segment because they overlap or touch (their fields are the best one's)"`
 	Context         string                       `json:"context,omitempty" jsonschema:"set on context added around the best hits rather than found by the search: why (definition of the enclosing type, a function the hit calls, a caller)"`
 	Tokens          int                          `json:"tokens" jsonschema:"o200k_base tokens this segment adds to the text"`
+
+	md   int    // o200k_base tokens of its markdown rendering, when mdOf is set
+	mdOf string // the rendering md counts
+}
+
+// markdownTokens returns the o200k_base tokens of the segment's markdown
+// rendering, counted once per rendering.
+func (sg *Segment) markdownTokens() int {
+	r := renderSegment(sg)
+	if r != sg.mdOf {
+		sg.md, sg.mdOf = tokens.Count(r), r
+	}
+	return sg.md
 }
 
 // Freshness says how current the answer is.
@@ -343,7 +356,11 @@ func fitPage(out *RetrievalOutput, format string, budget int, truncate func(drop
 			parts = []string{renderMarkdown(out), mustJSON(out)}
 		}
 		out.Tokens = 0
-		for _, p := range parts {
+		for i, p := range parts {
+			if i == 0 && format != "json" {
+				out.Tokens += markdownTokens(out)
+				continue
+			}
 			out.Tokens += tokens.Count(p)
 		}
 		if out.Tokens <= budget || len(out.Segments) <= 1 {
@@ -430,7 +447,7 @@ const (
 func segmentTokens(sg *Segment, format string) int {
 	n := 0
 	if format != "json" {
-		n += tokens.Count(renderSegment(sg))
+		n += sg.markdownTokens()
 	}
 	if format != "markdown" {
 		b, _ := json.Marshal(sg)
@@ -516,6 +533,21 @@ func renderMarkdown(out *RetrievalOutput) string {
 	}
 	b.WriteString(renderTail(out))
 	return b.String()
+}
+
+// markdownTokens counts the o200k_base tokens of renderMarkdown(out)
+// from the parts' counts, which the segments carry: o200k's
+// pre-tokenizer never joins text across the parts' boundaries (the head
+// ends with a blank line, each segment with a closing fence and a blank
+// line, and each segment and the tail start with "#" or ">"), so the
+// text's count is their sum. TestMarkdownTokensAdditive checks it
+// against counting the whole text.
+func markdownTokens(out *RetrievalOutput) int {
+	n := tokens.Count(renderHead(out)) + tokens.Count(renderTail(out))
+	for i := range out.Segments {
+		n += out.Segments[i].markdownTokens()
+	}
+	return n
 }
 
 func renderHead(out *RetrievalOutput) string {
