@@ -493,7 +493,8 @@ func EmbedText(path string, c chunk.Chunk, code string) string {
 // BM25's term-frequency saturation (k1 = 1.2) makes occurrences past the
 // third worth little (tf 3 scores 1.57 of a possible 2.2, tf 10 1.96), while
 // repeated tokens (err, nil, self, return) would dominate the token
-// counts; capping them keeps the index under 1.2× the source bytes.
+// counts; capping them keeps the lexical index about 1.2× the source
+// bytes.
 const tfCap = 3
 
 // cappedTerms is joinTerms with each distinct term written at most max
