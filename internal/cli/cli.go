@@ -124,7 +124,7 @@ No services, no API keys, no downloads.`,
 	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
 	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
-		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps))
+		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps))
 	return cmd
 }
 
@@ -150,6 +150,11 @@ func (d *Deps) config() (config.Config, error) {
 // engine opens the engine for --repo, else the enclosing git work tree,
 // else the current directory.
 func (d *Deps) engine() (*engine.Engine, error) {
+	return d.engineWith(engine.Options{})
+}
+
+// engineWith is [Deps.engine] with options (the logger is set here).
+func (d *Deps) engineWith(opts engine.Options) (*engine.Engine, error) {
 	cfg, err := d.config()
 	if err != nil {
 		return nil, err
@@ -158,7 +163,8 @@ func (d *Deps) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(cfg, root, &engine.Options{Logger: d.logger(cfg)})
+	opts.Logger = d.logger(cfg)
+	return engine.Open(cfg, root, &opts)
 }
 
 // root is --repo, else the enclosing git work tree of the current

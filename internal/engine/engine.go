@@ -59,6 +59,10 @@ type Options struct {
 	// between queries, for long-lived servers; call [Engine.Close] when
 	// done. Each query still sees the last committed index generation.
 	KeepOpen bool
+	// NoAdapted ignores the repository's adapted model ([Engine.Adapt])
+	// and uses the configured provider as is (ctx train, which replaces
+	// or removes that model, opens the engine so).
+	NoAdapted bool
 }
 
 // Open resolves root (made absolute and symlink-resolved; it must be an
@@ -91,6 +95,18 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 		e.emb, err = newProvider(cfg.Embed)
 		if err != nil {
 			return nil, err
+		}
+		if cfg.Embed.Provider == builtin.ProviderName && !opts.NoAdapted {
+			// A model fine-tuned on this repository (ctx train) replaces
+			// the built-in one; its identity makes the next index run
+			// rebuild an index built without it.
+			p, err := loadAdapted(e.AdaptedModelPath())
+			if err != nil {
+				return nil, err
+			}
+			if p != nil {
+				e.emb = p
+			}
 		}
 	}
 	return e, nil
@@ -152,6 +168,10 @@ type Identity struct {
 	Model    string `json:"model"` // embedding model identity, "none" when lexical-only
 	Hash     string `json:"hash"`  // first 16 hex digits of SHA-256 over the three
 }
+
+// Identity returns the identity this engine writes into an index it
+// builds (an index with another one is rebuilt by [Engine.Index]).
+func (e *Engine) Identity() Identity { return e.identity() }
 
 // identity returns the identity this build would write.
 func (e *Engine) identity() Identity {

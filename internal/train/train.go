@@ -54,6 +54,12 @@ type Options struct {
 	// 0.810 and dense alone 0.785 against 0.816 and 0.786 without; the
 	// shipped model does not use it.
 	BatchBy string
+	// Init, when set, fine-tunes this model instead of training one from
+	// scratch: its [static.CodeTokenizer], token weights and matrix
+	// (dequantised) are the starting point, and Dims, MaxVocab and
+	// Buckets are taken from it. Per-repository adaptation (ctx train)
+	// starts from the built-in model this way.
+	Init *static.Model
 	// Progress receives the loss curve and evaluations; nil discards.
 	Progress io.Writer
 }
@@ -110,13 +116,35 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if len(trainSet) < 2 {
 		return nil, fmt.Errorf("%d training pairs, want at least 2", len(trainSet))
 	}
-	vocab, err := buildVocab(ctx, trainSet, opts.MaxVocab, opts.Workers)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := static.NewCodeTokenizer(vocab, opts.Buckets)
-	if err != nil {
-		return nil, err
+	var (
+		vocab   []string
+		tok     *static.CodeTokenizer
+		initE   []float32
+		weights []float32
+	)
+	if opts.Init != nil {
+		ct, ok := opts.Init.TextTokenizer().(*static.CodeTokenizer)
+		if !ok {
+			return nil, fmt.Errorf("fine-tuning %s: not a code-tokenizer model", opts.Init.Identity().Name)
+		}
+		tok = ct
+		mat := opts.Init.Matrix().Float32()
+		opts.Dims, initE = mat.Dims, mat.F32
+		weights = opts.Init.Weights()
+		if weights == nil {
+			weights = make([]float32, mat.Rows)
+			for i := range weights {
+				weights[i] = 1
+			}
+		}
+	} else {
+		var err error
+		if vocab, err = buildVocab(ctx, trainSet, opts.MaxVocab, opts.Workers); err != nil {
+			return nil, err
+		}
+		if tok, err = static.NewCodeTokenizer(vocab, opts.Buckets); err != nil {
+			return nil, err
+		}
 	}
 	texts := func(ps []Pair, code bool) []string {
 		s := make([]string, len(ps))
@@ -139,9 +167,12 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	// Weights from both sides' token frequencies.
-	both := &bags{off: append(append([]int(nil), qb.off...), cb.off[1:]...), rows: append(append([]int32(nil), qb.rows...), cb.rows...), coef: append(append([]float32(nil), qb.coef...), cb.coef...)}
-	weights := sifWeights(both, tok.Size())
+	// Weights from both sides' token frequencies (a fine-tuned model
+	// keeps its own: they are part of what its vectors mean).
+	if weights == nil {
+		both := &bags{off: append(append([]int(nil), qb.off...), cb.off[1:]...), rows: append(append([]int32(nil), qb.rows...), cb.rows...), coef: append(append([]float32(nil), qb.coef...), cb.coef...)}
+		weights = sifWeights(both, tok.Size())
+	}
 	weigh(qb, weights)
 	weigh(cb, weights)
 	fmt.Fprintf(out, "vocab %d terms + %d buckets, %d train pairs, %d held-out pairs, prepared in %s\n",
@@ -160,7 +191,14 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		weigh(es.db, weights)
 	}
 
-	m := newModel(tok.Size(), opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed)
+	rows := tok.Size()
+	if initE != nil {
+		rows = len(initE) / opts.Dims
+	}
+	m := newModel(rows, opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed)
+	if initE != nil {
+		copy(m.e, initE)
+	}
 	res := &Result{Tokenizer: tok, Weights: weights, Vocab: len(vocab), Buckets: opts.Buckets, Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
 	evaluate := func(label string) error {
 		if es == nil {

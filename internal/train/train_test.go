@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -306,5 +307,42 @@ func TestGroupBatches(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFineTune checks Options.Init: fine-tuning starts from the given
+// model (its held-out score before the first step is the model's own,
+// up to int8 rounding), keeps its tokenizer and weights, and trains on.
+func TestFineTune(t *testing.T) {
+	t.Parallel()
+	o := smallOptions()
+	o.Epochs = 2
+	held := synthPairs(64, 2, "heldout")
+	base, err := Train(t.Context(), synthPairs(256, 1, "train"), held, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := static.NewModel(ModelName, base.Tokenizer, base.Matrix.Int8(), &static.Options{Weights: base.Weights})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := smallOptions()
+	ft.Init, ft.Epochs, ft.Dims, ft.LR = m, 2, 999, 0.01 // Dims comes from Init
+	res, err := Train(t.Context(), synthPairs(128, 7, "train"), held, ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Matrix.Dims != o.Dims || res.Matrix.Rows != m.Matrix().Rows || res.Tokenizer != base.Tokenizer {
+		t.Errorf("fine-tuned %d×%d (tokenizer kept: %v), want the init's %d×%d", res.Matrix.Rows, res.Matrix.Dims, res.Tokenizer == base.Tokenizer, m.Matrix().Rows, o.Dims)
+	}
+	if !slices.Equal(res.Weights, base.Weights) {
+		t.Error("fine-tuning changed the token weights")
+	}
+	trained, start := base.Evals[len(base.Evals)-1].Dense, res.Evals[0].Dense
+	if math.Abs(trained-start) > 0.02 {
+		t.Errorf("fine-tuning starts at held-out MRR %.4f, the init model scored %.4f", start, trained)
+	}
+	if res.Steps == 0 || cmp.Equal(res.Matrix.F32, m.Matrix().Float32().F32) {
+		t.Error("fine-tuning did not change the matrix")
 	}
 }

@@ -173,6 +173,14 @@ func (m *Model) checksum() string {
 // Identity returns the model's identity.
 func (m *Model) Identity() Identity { return m.id }
 
+// Matrix returns the model's embedding table; it is shared, not copied,
+// so callers must not modify it.
+func (m *Model) Matrix() Matrix { return m.mat }
+
+// Weights returns the per-row token weights (shared; nil when every
+// token weighs 1).
+func (m *Model) Weights() []float32 { return m.weights }
+
 // Dims returns the vector length.
 func (m *Model) Dims() int { return m.mat.Dims }
 
@@ -288,6 +296,22 @@ func axpyInt8(dst []float32, a float32, x []int8) {
 	for ; i < len(dst); i++ {
 		dst[i] += a * float32(x[i])
 	}
+}
+
+// Float32 returns m with float32 values: an int8 m dequantised
+// (Scale[r]·I8[r·Dims+j]), a float32 or malformed m as is.
+func (m Matrix) Float32() Matrix {
+	if m.I8 == nil || m.check() != nil {
+		return m
+	}
+	f := Matrix{Rows: m.Rows, Dims: m.Dims, F32: make([]float32, len(m.I8))}
+	for r := range m.Rows {
+		s := m.Scale[r]
+		for j, v := range m.I8[r*m.Dims : (r+1)*m.Dims] {
+			f.F32[r*m.Dims+j] = s * float32(v)
+		}
+	}
+	return f
 }
 
 // Int8 returns m quantised to int8 with one scale per row, the storage
