@@ -20,6 +20,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed/builtin"
 	"github.com/ctx-dev/ctx/internal/embed/static"
 	"github.com/ctx-dev/ctx/internal/mine"
+	"github.com/ctx-dev/ctx/internal/mmap"
 	"github.com/ctx-dev/ctx/internal/train"
 )
 
@@ -164,8 +165,13 @@ func (e *Engine) RemoveAdapted() (bool, error) {
 // loadAdapted returns the repository's adapted model as a provider, nil
 // when there is none. A file that does not load is an error naming the
 // fix.
+//
+// The file is mapped, not read (a one-query process would otherwise copy
+// 30 MB), and stays mapped for the process's life: [static.LoadBinary]
+// uses the bytes in place, and a later ctx train replaces the file by
+// rename, which leaves this mapping intact.
 func loadAdapted(path string) (*static.Provider, error) {
-	b, err := os.ReadFile(path)
+	b, unmap, err := mmap.Map(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -174,6 +180,7 @@ func loadAdapted(path string) (*static.Provider, error) {
 	}
 	m, err := static.LoadBinary(b)
 	if err != nil {
+		unmap()
 		return nil, fmt.Errorf("loading the adapted model %s: %w; run `ctx train --remove` (or `ctx train` again)", path, err)
 	}
 	return static.New(m, ""), nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"unsafe"
+
+	"github.com/ctx-dev/ctx/internal/mmap"
 )
 
 // The vector file is a derived cache of an index's embeddings (DESIGN:
@@ -151,7 +153,7 @@ func (w *fileWriter) flush() error {
 // (wrapped) when there is none; a format error naming the path when it is
 // truncated or corrupt.
 func ReadVectorFile(path, model string, dims int, generation int64) (*Vectors, error) {
-	b, unmap, err := mapFile(path)
+	b, unmap, err := mmap.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading vector file: %w", err)
 	}

@@ -1,16 +1,18 @@
 //go:build unix
 
-package search
+// Package mmap maps files read-only into memory (a plain read where the
+// platform has no mapping), for the vector file and adapted models.
+package mmap
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps path read-only and returns its bytes and a func that
+// Map maps path read-only and returns its bytes and a func that
 // unmaps them. The mapping outlives the file descriptor; a file replaced
 // by rename stays readable through it.
-func mapFile(path string) ([]byte, func(), error) {
+func Map(path string) ([]byte, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
