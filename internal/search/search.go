@@ -771,6 +771,8 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 	type c struct {
 		id    int64
 		score float64
+		path  string
+		start int
 	}
 	var cs []c
 	for _, r := range rows {
@@ -784,13 +786,19 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 		if r.Part > 1 {
 			sc -= 0.5 // later pieces of a split definition
 		}
-		cs = append(cs, c{r.ID, sc})
+		cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
 	}
+	// Equal scores go by place in the tree, not by chunk id: ids depend on
+	// the order files were indexed in, and the same tree must rank the
+	// same however its index was built.
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].score != cs[j].score {
 			return cs[i].score > cs[j].score
 		}
-		return cs[i].id < cs[j].id
+		if cs[i].path != cs[j].path {
+			return cs[i].path < cs[j].path
+		}
+		return cs[i].start < cs[j].start
 	})
 	if len(cs) > symbolLimit {
 		cs = cs[:symbolLimit]

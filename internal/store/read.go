@@ -140,7 +140,7 @@ func (db *DB) Chunks(ctx context.Context, ids []int64) ([]ChunkRow, error) {
 }
 
 // ChunksByName returns up to limit chunks whose bare defined name equals
-// one of names, ignoring case.
+// one of names, ignoring case, by path and position.
 func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]ChunkRow, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -150,7 +150,7 @@ func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]Ch
 		args = append(args, n)
 	}
 	args = append(args, limit)
-	return db.queryChunks(ctx, `c.name <> '' AND c.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) LIMIT ?`, args...)
+	return db.queryChunks(ctx, `c.name <> '' AND c.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) ORDER BY f.path, c.start_byte LIMIT ?`, args...)
 }
 
 // FileChunks returns the chunks of one file ordered by position.
