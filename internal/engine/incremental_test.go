@@ -43,7 +43,9 @@ func TestIncrementalMatchesRebuild(t *testing.T) {
 			}
 		},
 		func() { writeFile(t, root, "bytes/buffer.go", string(extra)) }, // add
-		func() { writeFile(t, root, "strings/reader.go", "package strings\n\n// Reader is gone.\ntype Reader struct{}\n") },
+		func() {
+			writeFile(t, root, "strings/reader.go", "package strings\n\n// Reader is gone.\ntype Reader struct{}\n")
+		},
 	}
 	for _, edit := range edits {
 		edit()
