@@ -13,8 +13,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed/builtin"
@@ -188,42 +186,28 @@ func loadAdapted(path string) (*static.Provider, error) {
 
 // minePairs mines the repository's pairs, split into training and
 // held-out pairs by file, and returns how many files it read.
-func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair, files int, err error) {
+func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair, nFiles int, err error) {
 	walk, err := discover.Walk(ctx, e.root, walkOptions(e.cfg))
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	ck := chunk.New(nil)
-	per := make([][]mine.Pair, len(walk.Files))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, f := range walk.Files {
-		if f.Language == discover.LangText || f.Language == discover.LangMarkdown {
-			continue
+	var files []discover.File
+	for _, f := range walk.Files {
+		if f.Language != discover.LangText && f.Language != discover.LangMarkdown {
+			files = append(files, f)
 		}
-		g.Go(func() error {
-			src, err := os.ReadFile(f.Abs)
-			if err != nil {
-				return nil // gone or unreadable: the index skips it too
-			}
-			if _, _, skip := discover.Sniff(f.Path, src); skip {
-				return nil
-			}
-			ps, err := mine.FilePairs(gctx, ck, f.Path, f.Language, src)
-			per[i] = ps
-			return err
-		})
 	}
-	if err := g.Wait(); err != nil {
+	per, err := mine.MineFiles(ctx, chunk.New(nil), files, runtime.GOMAXPROCS(0))
+	if err != nil {
 		return nil, nil, 0, err
 	}
 	for i, ps := range per {
 		if len(ps) == 0 {
 			continue
 		}
-		files++
+		nFiles++
 		h := fnv.New32a()
-		h.Write([]byte(walk.Files[i].Path))
+		h.Write([]byte(files[i].Path))
 		held := h.Sum32()%10 == 0
 		for _, p := range ps {
 			tp := train.Pair{Query: p.Query, Code: p.Code, Path: p.Path, Lang: p.Lang, Kind: p.Kind, Source: "repo"}
@@ -236,7 +220,7 @@ func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair,
 			}
 		}
 	}
-	return trainSet, heldout, files, nil
+	return trainSet, heldout, nFiles, nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames

@@ -271,12 +271,40 @@ func mineRoot(ctx context.Context, ck *chunk.Chunker, r Root, lim limits, worker
 			files = append(files, f)
 		}
 	}
-	type result struct {
-		pairs []Pair
-		drops map[string]int
-		skip  string
+	out, err := mineFiles(ctx, ck, files, lim, workers)
+	if err != nil {
+		return nil, 0, err
 	}
-	out := make([]result, len(files))
+	var all []Pair
+	n := 0
+	for _, o := range out {
+		if o.skip != "" {
+			m.SkippedFiles[o.skip]++
+			continue
+		}
+		n++
+		for k, v := range o.drops {
+			m.Dropped[k] += v
+		}
+		all = append(all, o.pairs...)
+	}
+	return all, n, nil
+}
+
+// fileResult is what one file gave: its pairs and the ones dropped, or
+// why it was skipped.
+type fileResult struct {
+	pairs []Pair
+	drops map[string]int
+	skip  string // a discover.Reason, or empty
+}
+
+// mineFiles reads, sniffs and chunks files in parallel (workers at a
+// time; 0 means GOMAXPROCS) and returns each one's pairs, in file order.
+// An unreadable or sniffed-out file is skipped with its reason; errors
+// come from the chunker (ctx's cancellation).
+func mineFiles(ctx context.Context, ck *chunk.Chunker, files []discover.File, lim limits, workers int) ([]fileResult, error) {
+	out := make([]fileResult, len(files))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(workers, runtime.GOMAXPROCS(0)))
 	for i, f := range files {
@@ -302,27 +330,33 @@ func mineRoot(ctx context.Context, ck *chunk.Chunker, r Root, lim limits, worker
 					ps = append(ps, p)
 				}
 			}
-			out[i] = result{pairs: ps, drops: drops}
+			out[i] = fileResult{pairs: ps, drops: drops}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	var all []Pair
-	n := 0
-	for _, o := range out {
-		if o.skip != "" {
-			m.SkippedFiles[o.skip]++
-			continue
-		}
-		n++
-		for k, v := range o.drops {
-			m.Dropped[k] += v
-		}
-		all = append(all, o.pairs...)
+	return out, nil
+}
+
+// MineFiles mines the pairs of files (doc comment → definition, split
+// name and breadcrumb → body, comment → the block it describes) with the
+// default length caps and returns each file's pairs, in file order, with
+// Path set and Source and Split empty; a skipped file has none. It
+// applies no exclusion list: it is for per-repository adaptation, where
+// the caller mines the code it is about to search. Errors come from the
+// chunker (ctx's cancellation).
+func MineFiles(ctx context.Context, ck *chunk.Chunker, files []discover.File, workers int) ([][]Pair, error) {
+	res, err := mineFiles(ctx, ck, files, limits{query: DefaultMaxQueryBytes, code: DefaultMaxCodeBytes}, workers)
+	if err != nil {
+		return nil, err
 	}
-	return all, n, nil
+	out := make([][]Pair, len(res))
+	for i := range res {
+		out[i] = res[i].pairs
+	}
+	return out, nil
 }
 
 // rootFiles lists the files of r: a walk of r.Dir, or r.Files when set,

@@ -1,7 +1,6 @@
 package mine
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"unicode"
@@ -650,27 +649,4 @@ func capQuery(q string, max int) string {
 		cut = cut[:len(cut)-1]
 	}
 	return cut
-}
-
-// FilePairs mines one file's pairs (doc comment → definition, split name
-// and breadcrumb → body, comment → the block it describes) with the
-// default length caps, Path set and Source and Split left empty. It
-// applies no exclusion list: it is for per-repository adaptation, where
-// the caller mines the code it is about to search. Errors come from the
-// chunker (ctx's cancellation).
-func FilePairs(ctx context.Context, ck *chunk.Chunker, filePath, lang string, src []byte) ([]Pair, error) {
-	chunks, err := ck.Chunk(ctx, filePath, lang, src)
-	if err != nil {
-		return nil, err
-	}
-	lim := limits{query: DefaultMaxQueryBytes, code: DefaultMaxCodeBytes}
-	drops := map[string]int{}
-	var out []Pair
-	for _, c := range chunks {
-		for _, p := range pairs(c, lang, src, lim, drops) {
-			p.Path = filePath
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
