@@ -703,7 +703,7 @@ func phraseQuery(phrases []string, terms []weighted) store.BM25Query {
 			}
 			words = append(words, lw)
 		})
-		if !ok || len(words) < 2 || len(index)+len(words) > 63 {
+		if !ok || len(words) < 2 || len(index)+len(words) > store.MaxGroupTerms {
 			continue
 		}
 		var g []int

@@ -64,29 +64,16 @@ const (
 	bm25B  = 0.75
 )
 
-// forTerms calls f with each space-separated term of s (the analyzed term
-// strings of [Chunk]).
-func forTerms(s string, f func(string)) {
-	for s != "" {
-		i := strings.IndexByte(s, ' ')
-		if i < 0 {
-			f(s)
-			return
-		}
-		if i > 0 {
-			f(s[:i])
-		}
-		s = s[i+1:]
-	}
-}
-
 // segBuilder accumulates the postings of one segment.
 type segBuilder struct {
 	terms  map[string]*termBuf
 	docs   int64
 	tokens int64
-	tf     map[string]*[NumColumns]uint32 // scratch: one chunk's counts
-	order  []string                       // scratch: its terms, first seen first
+	// Scratch for one chunk: its terms, first seen first, and their
+	// counts per column (tf[i] for order[i]; at[t] is i).
+	at    map[string]int
+	order []string
+	tf    [][NumColumns]uint32
 }
 
 type termBuf struct {
@@ -96,33 +83,34 @@ type termBuf struct {
 }
 
 func newSegBuilder() *segBuilder {
-	return &segBuilder{terms: map[string]*termBuf{}, tf: map[string]*[NumColumns]uint32{}}
+	return &segBuilder{terms: map[string]*termBuf{}, at: map[string]int{}}
 }
 
 // add indexes one chunk and returns its token count over all columns.
 func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
-	clear(b.tf)
-	b.order = b.order[:0]
+	clear(b.at)
+	b.order, b.tf = b.order[:0], b.tf[:0]
 	ntok := 0
 	for c, s := range cols {
-		forTerms(s, func(t string) {
+		for t := range strings.FieldsSeq(s) {
 			ntok++
-			tf := b.tf[t]
-			if tf == nil {
-				tf = new([NumColumns]uint32)
-				b.tf[t] = tf
+			i, ok := b.at[t]
+			if !ok {
+				i = len(b.order)
+				b.at[t] = i
 				b.order = append(b.order, t)
+				b.tf = append(b.tf, [NumColumns]uint32{})
 			}
-			tf[c]++
-		})
+			b.tf[i][c]++
+		}
 	}
 	if ntok == 0 {
 		return 0
 	}
 	b.docs++
 	b.tokens += int64(ntok)
-	for _, t := range b.order {
-		tf := b.tf[t]
+	for i, t := range b.order {
+		tf := &b.tf[i]
 		tb := b.terms[t]
 		if tb == nil {
 			tb = &termBuf{}
@@ -158,6 +146,35 @@ type posting struct {
 	id int64
 	dl uint32 // tokens over all columns
 	tf [NumColumns]uint32
+}
+
+// holds reports whether the entry's chunk holds the term in a column of
+// mask.
+func (p *posting) holds(mask uint8) bool {
+	for c := range NumColumns {
+		if mask&(1<<c) != 0 && p.tf[c] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// allColumns is the column mask of every column.
+const allColumns = 1<<NumColumns - 1
+
+// livePostings calls f with each entry of a term's rows whose chunk is
+// not dead and holds the term in a column of mask.
+func livePostings(rows [][]byte, dead map[int64]bool, mask uint8, f func(p *posting)) error {
+	for _, data := range rows {
+		if err := decodePostings(data, func(p *posting) {
+			if !dead[p.id] && p.holds(mask) {
+				f(p)
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decodePostings calls f with each entry of a postings row's data.
@@ -201,9 +218,8 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 	if b.docs == 0 {
 		return nil
 	}
-	var seg int64
-	if err := tx.QueryRowContext(ctx, `UPDATE bm25_stats SET next_seg = next_seg + 1, docs = docs + ?, tokens = tokens + ? WHERE id = 1 RETURNING next_seg - 1`,
-		b.docs, b.tokens).Scan(&seg); err != nil {
+	seg, err := newSegment(ctx, tx, b.docs, b.tokens)
+	if err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO postings(term, seg, n, data) VALUES(?,?,?,?)`)
@@ -226,10 +242,26 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 			return fmt.Errorf("writing the BM25 index: %v", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO segments(seg, docs, postings, bytes) VALUES(?,?,?,?)`, seg, b.docs, postings, bytes); err != nil {
+	if err := recordSegment(ctx, tx, seg, b.docs, postings, bytes); err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
 	return nil
+}
+
+// newSegment allocates the next segment number in tx, adding the chunks
+// and tokens it brings to the index's live totals (0, 0 for a merge).
+func newSegment(ctx context.Context, tx *sql.Tx, docs, tokens int64) (int64, error) {
+	var seg int64
+	err := tx.QueryRowContext(ctx, `UPDATE bm25_stats SET next_seg = next_seg + 1, docs = docs + ?, tokens = tokens + ? WHERE id = 1 RETURNING next_seg - 1`,
+		docs, tokens).Scan(&seg)
+	return seg, err
+}
+
+// recordSegment adds a written segment's row to segments, which the
+// compaction policy reads.
+func recordSegment(ctx context.Context, tx *sql.Tx, seg, docs, postings, bytes int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO segments(seg, docs, postings, bytes) VALUES(?,?,?,?)`, seg, docs, postings, bytes)
+	return err
 }
 
 // nextChunkIDs reserves n chunk ids in tx and returns the first.
@@ -253,7 +285,8 @@ type BM25Query struct {
 	Columns uint8
 	// Groups, when not nil, keeps only chunks holding every term of at
 	// least one group (each group lists indexes into Terms): FTS5's
-	// (a AND b) OR (c AND d).
+	// (a AND b) OR (c AND d). A query with groups has at most
+	// [MaxGroupTerms] terms.
 	Groups [][]int
 	// Limit is the number of hits wanted.
 	Limit int
@@ -271,13 +304,10 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	if len(q.Terms) == 0 || q.Limit <= 0 {
 		return nil, nil
 	}
-	if len(q.Groups) > 0 && len(q.Terms) > 64 {
-		return nil, fmt.Errorf("BM25 search: %d terms in groups, at most 64", len(q.Terms))
+	if len(q.Groups) > 0 && len(q.Terms) > MaxGroupTerms {
+		return nil, fmt.Errorf("BM25 search: %d terms in groups, at most %d", len(q.Terms), MaxGroupTerms)
 	}
-	colMask := q.Columns
-	if colMask == 0 {
-		colMask = 1<<NumColumns - 1
-	}
+	colMask := cmp.Or(q.Columns, allColumns)
 	var docs, tokens, nextChunk int64
 	if err := db.r.QueryRowContext(ctx, `SELECT docs, tokens, next_chunk FROM bm25_stats WHERE id = 1`).Scan(&docs, &tokens, &nextChunk); err != nil {
 		return nil, fmt.Errorf("BM25 search: reading statistics: %v", err)
@@ -322,28 +352,13 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	for ti, t := range q.Terms {
 		entries = entries[:0]
 		df := 0
-		for _, data := range rows[t] {
-			if err := decodePostings(data, func(p *posting) {
-				if dead[p.id] {
-					return
-				}
-				in := false
-				for c := range NumColumns {
-					if colMask&(1<<c) != 0 && p.tf[c] > 0 {
-						in = true
-						break
-					}
-				}
-				if !in {
-					return
-				}
-				df++
-				if allowed == nil || allowed[p.id] {
-					entries = append(entries, *p)
-				}
-			}); err != nil {
-				return nil, fmt.Errorf("BM25 search: term %q: %w", t, err)
+		if err := livePostings(rows[t], dead, colMask, func(p *posting) {
+			df++
+			if allowed == nil || allowed[p.id] {
+				entries = append(entries, *p)
 			}
+		}); err != nil {
+			return nil, fmt.Errorf("BM25 search: term %q: %w", t, err)
 		}
 		if len(entries) == 0 {
 			continue
@@ -388,10 +403,11 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	return sc.top(q.Limit, true), nil
 }
 
-// deadChunks returns the ids of deleted chunks whose postings remain.
-func deadChunks(ctx context.Context, conn querier) (map[int64]bool, error) {
+// idSet runs a query of one integer column and returns its values as a
+// set.
+func idSet(ctx context.Context, conn querier, what, query string, args ...any) (map[int64]bool, error) {
 	out := map[int64]bool{}
-	err := each(ctx, conn, "deleted chunks", `SELECT id FROM dead`, nil, func(rows *sql.Rows) error {
+	err := each(ctx, conn, what, query, args, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		out[id] = true
@@ -400,20 +416,18 @@ func deadChunks(ctx context.Context, conn querier) (map[int64]bool, error) {
 	return out, err
 }
 
+// deadChunks returns the ids of deleted chunks whose postings remain.
+func deadChunks(ctx context.Context, conn querier) (map[int64]bool, error) {
+	return idSet(ctx, conn, "deleted chunks", `SELECT id FROM dead`)
+}
+
 // chunksOfFiles returns the ids of the chunks of the given files.
 func (db *DB) chunksOfFiles(ctx context.Context, fileIDs []int64) (map[int64]bool, error) {
 	ids, err := json.Marshal(fileIDs)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int64]bool{}
-	err = each(ctx, db.r, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, []any{string(ids)}, func(rows *sql.Rows) error {
-		var id int64
-		err := rows.Scan(&id)
-		out[id] = true
-		return err
-	})
-	return out, err
+	return idSet(ctx, db.r, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, string(ids))
 }
 
 // termRows returns the data of each term's postings rows, by term.
@@ -440,9 +454,6 @@ func stringArgs(ss []string) []any {
 // TermChunks returns the ids of the live chunks holding term in one of
 // the columns of mask (0: any), ascending.
 func (db *DB) TermChunks(ctx context.Context, term string, mask uint8) ([]int64, error) {
-	if mask == 0 {
-		mask = 1<<NumColumns - 1
-	}
 	dead, err := deadChunks(ctx, db.r)
 	if err != nil {
 		return nil, err
@@ -452,20 +463,8 @@ func (db *DB) TermChunks(ctx context.Context, term string, mask uint8) ([]int64,
 		return nil, err
 	}
 	var out []int64
-	for _, data := range rows[term] {
-		if err := decodePostings(data, func(p *posting) {
-			if dead[p.id] {
-				return
-			}
-			for c := range NumColumns {
-				if mask&(1<<c) != 0 && p.tf[c] > 0 {
-					out = append(out, p.id)
-					return
-				}
-			}
-		}); err != nil {
-			return nil, fmt.Errorf("reading the chunks holding %q: %w", term, err)
-		}
+	if err := livePostings(rows[term], dead, cmp.Or(mask, allColumns), func(p *posting) { out = append(out, p.id) }); err != nil {
+		return nil, fmt.Errorf("reading the chunks holding %q: %w", term, err)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -516,6 +515,10 @@ const maxDenseIDs = 1 << 20
 
 // touchedBit marks an accumulator in use; term bits are 0..62.
 const touchedBit = 1 << 63
+
+// MaxGroupTerms is the most terms a [BM25Query] with groups may have: one
+// accumulator bit each.
+const MaxGroupTerms = 63
 
 func getScratch(nextChunk int64) *scratch {
 	sc, _ := scratchPool.Get().(*scratch)
@@ -651,6 +654,17 @@ func (sc *scratch) top(limit int, grouped bool) []Hit {
 	return heap
 }
 
+// postingsColumns is the postings table's definition (schema 6), which a
+// full merge gives the table that replaces it.
+const postingsColumns = `(
+  id INTEGER PRIMARY KEY,
+  term TEXT NOT NULL,
+  seg INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  UNIQUE(term, seg)
+)`
+
 // Compaction policy: small segments are merged once there are more than
 // maxSegments, and everything is merged into one segment once the
 // segments other than the largest hold more than a quarter of its
@@ -727,8 +741,8 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
-	var seg int64
-	if err := tx.QueryRowContext(ctx, `UPDATE bm25_stats SET next_seg = next_seg + 1 WHERE id = 1 RETURNING next_seg - 1`).Scan(&seg); err != nil {
+	seg, err := newSegment(ctx, tx, 0, 0)
+	if err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 
@@ -739,7 +753,7 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	target := "postings"
 	if full {
 		target = "postings_merged"
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE postings_merged(id INTEGER PRIMARY KEY, term TEXT NOT NULL, seg INTEGER NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL, UNIQUE(term, seg))`); err != nil {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE postings_merged`+postingsColumns); err != nil {
 			return st, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	}
@@ -767,22 +781,24 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	}
 	m := merger{dead: dead}
 	var cur string
+	flush := func() error {
+		r, ok, err := m.flush()
+		if err != nil || !ok {
+			return err
+		}
+		return emit(row{cur, r.n, r.data})
+	}
 	segList, _ := json.Marshal(merge)
 	where := `WHERE seg IN (SELECT value FROM json_each(?))`
-	if err := each(ctx, tx, "postings", `SELECT term, n, data FROM postings `+where+` ORDER BY term, seg`, []any{string(segList)}, func(rows *sql.Rows) error {
+	if err := each(ctx, tx, "postings", `SELECT term, data FROM postings `+where+` ORDER BY term, seg`, []any{string(segList)}, func(rows *sql.Rows) error {
 		var t string
-		var n int
 		var data []byte
-		if err := rows.Scan(&t, &n, &data); err != nil {
+		if err := rows.Scan(&t, &data); err != nil {
 			return err
 		}
 		if t != cur {
-			if r, ok, err := m.flush(); err != nil {
+			if err := flush(); err != nil {
 				return err
-			} else if ok {
-				if err := emit(row{cur, r.n, r.data}); err != nil {
-					return err
-				}
 			}
 			cur = t
 		}
@@ -791,12 +807,8 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	}); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
-	if r, ok, err := m.flush(); err != nil {
+	if err := flush(); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %w", err)
-	} else if ok {
-		if err := emit(row{cur, r.n, r.data}); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: %v", err)
-		}
 	}
 	st.Dropped = m.dropped
 
@@ -829,7 +841,7 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	}
 	// A merged segment's docs: the live chunks for a full merge, the sum
 	// of the merged segments' counts (deleted chunks included) otherwise.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO segments(seg, docs, postings, bytes) VALUES(?, ?, ?, ?)`, seg, docs, postings, bytes); err != nil {
+	if err := recordSegment(ctx, tx, seg, docs, postings, bytes); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -96,14 +96,7 @@ CREATE INDEX names_name ON names(name COLLATE NOCASE);
 DROP TABLE chunks_vocab;
 DROP TABLE chunks_fts;
 ALTER TABLE chunks ADD COLUMN ntok INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE postings(
-  id INTEGER PRIMARY KEY,
-  term TEXT NOT NULL,
-  seg INTEGER NOT NULL,
-  n INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  UNIQUE(term, seg)
-);
+CREATE TABLE postings` + postingsColumns + `;
 CREATE TABLE segments(
   seg INTEGER PRIMARY KEY,
   docs INTEGER NOT NULL,
