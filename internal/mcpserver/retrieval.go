@@ -484,6 +484,20 @@ func renderHeader(out *RetrievalOutput, segs, files int) string {
 	return fmt.Sprintf("# ctx: %d segments from %d files for %q (confidence %s, index generation %d)\n\n", segs, files, out.Query, out.Confidence, out.Freshness.IndexGeneration)
 }
 
+// writeCode writes code as a fenced markdown block tagged lang, its
+// fence longer than any run of backticks in the code, ending in a newline.
+func writeCode(b *strings.Builder, lang, code string) {
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	b.WriteString(fence + lang + "\n" + code)
+	if !strings.HasSuffix(code, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence + "\n")
+}
+
 // renderSegment is one segment in markdown.
 func renderSegment(sg *Segment) string {
 	var b strings.Builder
@@ -504,15 +518,8 @@ func renderSegment(sg *Segment) string {
 		b.WriteString(" · context: " + sg.Context)
 	}
 	b.WriteString("\n")
-	fence := "```"
-	for strings.Contains(sg.Code, fence) {
-		fence += "`"
-	}
-	fmt.Fprintf(&b, "%s%s\n%s", fence, fenceLang(sg.Language, sg.Path), sg.Code)
-	if !strings.HasSuffix(sg.Code, "\n") {
-		b.WriteString("\n")
-	}
-	b.WriteString(fence + "\n\n")
+	writeCode(&b, fenceLang(sg.Language, sg.Path), sg.Code)
+	b.WriteString("\n")
 	return b.String()
 }
 

@@ -139,11 +139,9 @@ func renderDefinitions(out DefinitionOutput) string {
 		if d.Stale {
 			b.WriteString(" · STALE")
 		}
-		fmt.Fprintf(&b, "\n```%s\n%s", d.Language, d.Code)
-		if !strings.HasSuffix(d.Code, "\n") {
-			b.WriteString("\n")
-		}
-		b.WriteString("```\n\n")
+		b.WriteString("\n")
+		writeCode(&b, d.Language, d.Code)
+		b.WriteString("\n")
 	}
 	return b.String()
 }

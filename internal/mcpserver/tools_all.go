@@ -210,7 +210,7 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	for _, h := range out.Results {
 		fmt.Fprintf(&b, "%s:%d-%d %s %s (score %.3g) %s\n", h.Path, h.StartLine, h.EndLine, h.Kind, h.Symbol, h.Score, h.Summary)
 		if h.Code != "" {
-			fmt.Fprintf(&b, "```%s\n%s\n```\n", h.Language, strings.TrimSuffix(h.Code, "\n"))
+			writeCode(&b, h.Language, h.Code)
 		}
 	}
 	return textResult(b.String()), out, nil
