@@ -117,7 +117,6 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		return nil, fmt.Errorf("%d training pairs, want at least 2", len(trainSet))
 	}
 	var (
-		vocab   []string
 		tok     *static.CodeTokenizer
 		initE   []float32
 		weights []float32
@@ -138,8 +137,8 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 			}
 		}
 	} else {
-		var err error
-		if vocab, err = buildVocab(ctx, trainSet, opts.MaxVocab, opts.Workers); err != nil {
+		vocab, err := buildVocab(ctx, trainSet, opts.MaxVocab, opts.Workers)
+		if err != nil {
 			return nil, err
 		}
 		if tok, err = static.NewCodeTokenizer(vocab, opts.Buckets); err != nil {
@@ -176,7 +175,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	weigh(qb, weights)
 	weigh(cb, weights)
 	fmt.Fprintf(out, "vocab %d terms + %d buckets, %d train pairs, %d held-out pairs, prepared in %s\n",
-		len(vocab), opts.Buckets, len(trainSet), len(heldout), time.Since(start).Round(time.Millisecond))
+		tok.VocabSize(), tok.Buckets(), len(trainSet), len(heldout), time.Since(start).Round(time.Millisecond))
 
 	var es *evalSet
 	if len(heldout) > 0 {
@@ -199,7 +198,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if initE != nil {
 		copy(m.e, initE)
 	}
-	res := &Result{Tokenizer: tok, Weights: weights, Vocab: len(vocab), Buckets: opts.Buckets, Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
+	res := &Result{Tokenizer: tok, Weights: weights, Vocab: tok.VocabSize(), Buckets: tok.Buckets(), Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
 	evaluate := func(label string) error {
 		if es == nil {
 			return nil
