@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -204,28 +205,28 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 // deleteFile removes a file's chunks (their postings become dead until
 // compaction), file row and skip record (a no-op for an unknown path).
 func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE bm25_stats SET (docs, tokens) =
-(SELECT docs - count(*), tokens - coalesce(sum(c.ntok), 0) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.ntok > 0)
-WHERE id = 1`, path); err != nil {
-		return fmt.Errorf("deleting postings of %s: %v", path, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO dead(id) SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.ntok > 0`, path); err != nil {
-		return fmt.Errorf("deleting postings of %s: %v", path, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
-		return fmt.Errorf("deleting chunks of %s: %v", path, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM imports WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
-		return fmt.Errorf("deleting imports of %s: %v", path, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM names WHERE file_id IN (SELECT id FROM files WHERE path = ?)`, path); err != nil {
-		return fmt.Errorf("deleting names of %s: %v", path, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path); err != nil {
-		return fmt.Errorf("deleting file %s: %v", path, err)
-	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM skipped WHERE path = ?`, path); err != nil {
 		return fmt.Errorf("deleting skip record of %s: %v", path, err)
+	}
+	var id int64
+	switch err := tx.QueryRowContext(ctx, `SELECT id FROM files WHERE path = ?`, path).Scan(&id); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil // a new file: nothing else to delete (most writes of a cold run)
+	case err != nil:
+		return fmt.Errorf("deleting file %s: %v", path, err)
+	}
+	for _, q := range []struct{ what, sql string }{
+		{"postings", `UPDATE bm25_stats SET (docs, tokens) =
+(SELECT docs - count(*), tokens - coalesce(sum(ntok), 0) FROM chunks WHERE file_id = ?1 AND ntok > 0) WHERE id = 1`},
+		{"postings", `INSERT INTO dead(id) SELECT id FROM chunks WHERE file_id = ?1 AND ntok > 0`},
+		{"chunks", `DELETE FROM chunks WHERE file_id = ?1`},
+		{"imports", `DELETE FROM imports WHERE file_id = ?1`},
+		{"names", `DELETE FROM names WHERE file_id = ?1`},
+		{"the file row", `DELETE FROM files WHERE id = ?1`},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, id); err != nil {
+			return fmt.Errorf("deleting %s of %s: %v", q.what, path, err)
+		}
 	}
 	return nil
 }
