@@ -112,7 +112,6 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 	if len(res.Evals) > 0 {
 		rep.Before, rep.After = res.Evals[0], res.Evals[len(res.Evals)-1]
 	}
-	rep.Model = base.Identity().Name + "@" + base.Identity().Checksum
 	rep.Kept = opts.Force || len(heldout) > 0 && rep.After.Dense > rep.Before.Dense
 	if rep.Kept {
 		m, err := static.NewModel(AdaptedModelName, res.Tokenizer, res.Matrix.Int8(), &static.Options{Weights: res.Weights, Version: train.ModelVersion})
@@ -132,9 +131,9 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 			return nil, err
 		}
 		rep.Path = e.AdaptedModelPath()
-		rep.Model = AdaptedModelName + "@" + m.Identity().Checksum
 		e.emb = p
 	}
+	rep.Model = e.emb.Model().Name
 	rep.Duration = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil
 }
