@@ -9,10 +9,10 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed/builtin"
@@ -122,7 +122,7 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 		if err := static.WriteBinary(&buf, m); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(e.AdaptedModelPath(), buf.Bytes()); err != nil {
+		if err := atomicfile.Write(e.AdaptedModelPath(), buf.Bytes(), 0o644); err != nil {
 			return nil, fmt.Errorf("storing the adapted model: %w", err)
 		}
 		// Embed with the model as later engines will load it.
@@ -220,25 +220,4 @@ func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair,
 		}
 	}
 	return trainSet, heldout, nFiles, nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it over path, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".adapted-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // Clients are the client names [Plan] accepts.
@@ -299,41 +301,9 @@ func Apply(ctx context.Context, changes []Change) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := writeAtomic(c.target, c.New, c.mode); err != nil {
+		if err := atomicfile.Write(c.target, c.New, c.mode); err != nil {
 			return fmt.Errorf("writing %s: %w", c.Path, err)
 		}
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data so that readers see the old file or
-// the new one, never a part.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ctx-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
