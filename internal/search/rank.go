@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -92,6 +96,18 @@ type tuning struct {
 	// 0.805 → 0.808 → 0.808; adding the raw cosine instead (×0.5 of the
 	// top score) measured 0.798.
 	DenseRerank float64
+	// SupersededPenalty multiplies chunks under a version directory (v3)
+	// when a candidate of the same parent sits under a higher one (v4):
+	// the older tree is kept for compatibility, and an unqualified
+	// question is about the current one. ForeignOSPenalty multiplies
+	// chunks of files built only for another operating system than the
+	// host's (win/ or *_windows.go on Linux): an equal pair of platform
+	// files is a tie that the machine the question is asked on breaks.
+	// semble DEV (same index, same run): neither 0.816; superseded 0.7
+	// alone 0.823; foreign OS 0.7 alone (win/ only) 0.825; both at 0.85
+	// 0.827, 0.7 0.832, 0.5 0.833; with other systems' file names
+	// (sunos.c, *_freebsd.go) 0.836. SWE-bench DEV 50 unchanged (MRR 0.653).
+	SupersededPenalty, ForeignOSPenalty float64
 }
 
 // tinyLines: a chunk is tiny when EndLine-StartLine < tinyLines, i.e. it
@@ -99,22 +115,24 @@ type tuning struct {
 const tinyLines = 3
 
 var tune = tuning{
-	DefBoost:       1.0,
-	DefFold:        0.3,
-	DefBoostOther:  0.3,
-	NameBoost:      0.5,
-	Coherence:      0.08,
-	TestPenalty:    0.3,
-	ExamplePenalty: 0.7,
-	DocPenalty:     0.8,
-	VendorPenalty:  0.5,
-	DeclPenalty:    0.8,
-	Diversity:      0.1,
-	PathWeight:     1,
-	PruneDF:        0.25,
-	TinyPenalty:    0.6,
-	FileBM25:       1,
-	DenseRerank:    2,
+	DefBoost:          1.0,
+	DefFold:           0.3,
+	DefBoostOther:     0.3,
+	NameBoost:         0.5,
+	Coherence:         0.08,
+	TestPenalty:       0.3,
+	ExamplePenalty:    0.7,
+	DocPenalty:        0.8,
+	VendorPenalty:     0.5,
+	DeclPenalty:       0.8,
+	Diversity:         0.1,
+	PathWeight:        1,
+	PruneDF:           0.25,
+	TinyPenalty:       0.6,
+	FileBM25:          1,
+	DenseRerank:       2,
+	SupersededPenalty: 0.7,
+	ForeignOSPenalty:  0.7,
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.
@@ -153,6 +171,8 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	for _, c := range cands {
 		perFile[c.Path]++
 	}
+	superseded := supersededPaths(cands, raw)
+	wantsOS := mentionsOS(raw)
 	words := newQueryWords(q.Raw)
 
 	for i := range cands {
@@ -194,6 +214,14 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 			c.Boosts = append(c.Boosts, "tiny")
 		}
 		p := strings.ToLower(c.Path)
+		if superseded[c.Path] {
+			mult *= tune.SupersededPenalty
+			c.Boosts = append(c.Boosts, "superseded")
+		}
+		if !wantsOS && isForeignOSPath(p, runtime.GOOS) {
+			mult *= tune.ForeignOSPenalty
+			c.Boosts = append(c.Boosts, "other-os")
+		}
 		switch {
 		case !wantsTests && isTestPath(p):
 			mult *= tune.TestPenalty
@@ -282,4 +310,100 @@ func isVendorPath(p string) bool {
 	return strings.Contains(p, "vendor/") || strings.Contains(p, "third_party/") || strings.Contains(p, "/compat/") ||
 		strings.Contains(p, "/legacy/") || strings.Contains(p, "_generated") || strings.Contains(p, ".pb.") ||
 		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.")
+}
+
+// supersededPaths returns the candidate paths under a version directory
+// (v1, v2, …) whose parent directory holds a higher version among the
+// candidates: src/v3/types.ts beside src/v4/core/schemas.ts. A version
+// the query (lower case) names, as in "v3 error types", is not damped.
+func supersededPaths(cands []Result, query string) map[string]bool {
+	type at struct {
+		path, parent string
+		v            int
+	}
+	var vs []at
+	newest := map[string]int{}
+	qwords := strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, c := range cands {
+		segs := strings.Split(c.Path, "/")
+		for i, s := range segs[:len(segs)-1] {
+			if len(s) < 2 || s[0] != 'v' {
+				continue
+			}
+			n, err := strconv.Atoi(s[1:])
+			if err != nil || n < 0 {
+				continue
+			}
+			parent := strings.Join(segs[:i], "/")
+			if !slices.Contains(qwords, strings.ToLower(s)) {
+				vs = append(vs, at{c.Path, parent, n})
+			}
+			newest[parent] = max(newest[parent], n)
+			break
+		}
+	}
+	var out map[string]bool
+	for _, x := range vs {
+		if x.v < newest[x.parent] {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[x.path] = true
+		}
+	}
+	return out
+}
+
+// isForeignOSPath reports whether the lower-case path p is built only for
+// another operating system than host (a GOOS value): on any host but
+// Windows a win/, windows/ or win32/ directory or a *_windows.* file; on
+// Windows a unix/, linux/ or posix/ directory or a *_unix.* file; on
+// any host a file named for another system (sunos.c, os390.c,
+// *_freebsd.go).
+func isForeignOSPath(p, host string) bool {
+	dirs, base := path.Split(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	hasDir := func(names ...string) bool {
+		for _, n := range names {
+			if strings.HasPrefix(dirs, n+"/") || strings.Contains(dirs, "/"+n+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	// A part of the stem between _ and - (zsyscall_windows, os390-syscalls).
+	for _, part := range strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }) {
+		if os, ok := osNames[part]; ok && os != host && !(host != "windows" && os == "unix") {
+			return true
+		}
+	}
+	if host == "windows" {
+		return hasDir("unix", "linux", "posix")
+	}
+	return hasDir("win", "windows", "win32")
+}
+
+// mentionsOS reports whether the lower-case query names an operating
+// system (or "win", "msvc", "mingw", "bsd"): then no file is another
+// system's.
+func mentionsOS(query string) bool {
+	found := false
+	analyze.Words(query, func(w string, _ int) {
+		_, os := osNames[w]
+		found = found || os || w == "win" || w == "msvc" || w == "mingw" || w == "bsd"
+	})
+	return found
+}
+
+// osNames maps file-name words that name an operating system to its GOOS
+// value ("unix" for the family).
+var osNames = map[string]string{
+	"windows": "windows", "win32": "windows", "win64": "windows",
+	"linux": "linux", "android": "android",
+	"darwin": "darwin", "macos": "darwin", "osx": "darwin", "ios": "ios",
+	"freebsd": "freebsd", "openbsd": "openbsd", "netbsd": "netbsd", "dragonfly": "dragonfly",
+	"solaris": "solaris", "sunos": "solaris", "illumos": "illumos", "aix": "aix",
+	"os390": "zos", "zos": "zos", "ibmi": "ibmi", "plan9": "plan9", "haiku": "haiku",
+	"cygwin": "cygwin", "hurd": "hurd", "qnx": "qnx",
+	"unix": "unix", "posix": "unix",
 }

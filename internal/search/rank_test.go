@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -326,6 +327,112 @@ func TestIsVendorPath(t *testing.T) {
 	for p, want := range cases {
 		if got := isVendorPath(p); got != want {
 			t.Errorf("isVendorPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestRankSupersededVersion: a chunk under src/v3 ranks below an equal
+// chunk under src/v4 of the same parent, unless the query names v3; a
+// version directory with no newer sibling among the candidates, or one
+// under another parent, is left alone.
+func TestRankSupersededVersion(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		query, oldPath, newPath string
+		damp                    bool
+	}{
+		{"object schema parsing", "pkg/src/v3/types.ts", "pkg/src/v4/core/schemas.ts", true},
+		{"object schema parsing", "api/v1/server.go", "api/v2/server.go", true},
+		{"object schema parsing", "api/v9/server.go", "api/v10/server.go", true},
+		{"v3 object schema parsing", "pkg/src/v3/types.ts", "pkg/src/v4/core/schemas.ts", false},
+		{"object schema parsing", "pkg/src/v3/types.ts", "other/v4/schemas.ts", false},
+		{"object schema parsing", "pkg/src/v3/types.ts", "pkg/src/core/schemas.ts", false},
+		{"object schema parsing", "pkg/src/vector/types.ts", "pkg/src/v4/schemas.ts", false},
+	}
+	for _, c := range cases {
+		t.Run(c.query+"/"+c.oldPath+"/"+c.newPath, func(t *testing.T) {
+			t.Parallel()
+			// The old chunk has the lower id, so a tie puts it first.
+			cands := []Result{
+				{ChunkID: 1, Path: c.oldPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: c.newPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+			}
+			rank(analyze.Analyze(c.query), cands, map[int64]string{1: "parse", 2: "parse"})
+			old, cur := byID(cands, 1), byID(cands, 2)
+			damped := slices.Contains(old.Boosts, "superseded")
+			if damped != c.damp {
+				t.Fatalf("old chunk boosts = %v, want superseded %v", old.Boosts, c.damp)
+			}
+			if c.damp && (old.Score >= cur.Score || cands[0].ChunkID != 2) {
+				t.Errorf("superseded chunk %v >= current chunk %v; want it ranked below", old.Score, cur.Score)
+			}
+			if slices.Contains(cur.Boosts, "superseded") {
+				t.Errorf("newer chunk damped: %v", cur.Boosts)
+			}
+		})
+	}
+}
+
+func TestIsForeignOSPath(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		path, host string
+		want       bool
+	}{
+		{"src/win/tcp.c", "linux", true},
+		{"src/unix/tcp.c", "linux", false},
+		{"src/tcp.c", "linux", false},
+		{"src/unix/tcp.c", "windows", true},
+		{"src/win/tcp.c", "windows", false},
+		{"os/exec_windows.go", "linux", true},
+		{"syscall/zsyscall_windows.go", "darwin", true},
+		{"os/exec_linux.go", "linux", false},
+		{"os/exec_linux.go", "darwin", true},
+		{"os/exec_darwin.go", "darwin", false},
+		{"os/exec_unix.go", "linux", false},
+		{"os/exec_unix.go", "windows", true},
+		{"src/unix/sunos.c", "linux", true},
+		{"src/unix/os390-syscalls.c", "linux", true},
+		{"src/unix/linux.c", "linux", false},
+		{"src/window/frame.go", "linux", false},
+		{"src/winter/sale.go", "linux", false},
+		{"src/windows.go", "linux", true},
+		{"net/dns_windows_test.go", "linux", true},
+	}
+	for _, c := range cases {
+		if got := isForeignOSPath(c.path, c.host); got != c.want {
+			t.Errorf("isForeignOSPath(%q, %q) = %v, want %v", c.path, c.host, got, c.want)
+		}
+	}
+}
+
+// TestRankForeignOS: on a Linux host a Windows-only file ranks below its
+// equal Unix counterpart, unless the query names an operating system.
+func TestRankForeignOS(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the host is Windows")
+	}
+	for _, c := range []struct {
+		query string
+		damp  bool
+	}{
+		{"tcp stream connect and accept", true},
+		{"tcp stream connect on windows", false},
+		{"win32 tcp stream connect", false},
+		{"tcp stream connect on linux", false},
+	} {
+		cands := []Result{
+			{ChunkID: 1, Path: "src/win/tcp.c", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+			{ChunkID: 2, Path: "src/unix/tcp.c", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+		}
+		rank(analyze.Analyze(c.query), cands, map[int64]string{1: "connect", 2: "connect"})
+		win := byID(cands, 1)
+		if got := slices.Contains(win.Boosts, "other-os"); got != c.damp {
+			t.Errorf("%q: windows chunk boosts = %v, want other-os %v", c.query, win.Boosts, c.damp)
+		}
+		if c.damp && cands[0].ChunkID != 2 {
+			t.Errorf("%q: windows chunk first; want the unix one", c.query)
 		}
 	}
 }
