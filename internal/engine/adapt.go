@@ -114,7 +114,7 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 	}
 	rep.Kept = opts.Force || len(heldout) > 0 && rep.After.Dense > rep.Before.Dense
 	if rep.Kept {
-		m, err := static.NewModel(AdaptedModelName, res.Tokenizer, res.Matrix.Int8(), &static.Options{Weights: res.Weights, Version: train.ModelVersion})
+		m, err := static.NewModel(AdaptedModelName, res.Tokenizer, res.Matrix.Int8(), &static.Options{Weights: res.Weights, Version: train.ModelVersion, TF: res.TF})
 		if err != nil {
 			return nil, err
 		}

@@ -54,6 +54,10 @@ type Options struct {
 	// 0.810 and dense alone 0.785 against 0.816 and 0.786 without; the
 	// shipped model does not use it.
 	BatchBy string
+	// TF is how a token's count in a text scales its row in the bag
+	// ([static.TF]); it is part of the exported model. A fine-tune keeps
+	// Init's.
+	TF static.TF
 	// Init, when set, fine-tunes this model instead of training one from
 	// scratch: its [static.CodeTokenizer], token weights and matrix
 	// (dequantised) are the starting point, and Dims, MaxVocab and
@@ -93,6 +97,7 @@ type Result struct {
 	Tokenizer *static.CodeTokenizer `json:"-"`
 	Matrix    static.Matrix         `json:"-"` // float32, Tokenizer.Size() × Dims
 	Weights   []float32             `json:"-"` // SIF weight per row
+	TF        static.TF             `json:"tf"`
 	Vocab     int                   `json:"vocab"`
 	Buckets   int                   `json:"buckets"`
 	Dims      int                   `json:"dims"`
@@ -130,6 +135,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		mat := opts.Init.Matrix().Float32()
 		opts.Dims, initE = mat.Dims, mat.F32
 		weights = opts.Init.Weights()
+		opts.TF = opts.Init.TF()
 		if weights == nil {
 			weights = make([]float32, mat.Rows)
 			for i := range weights {
@@ -172,8 +178,8 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		both := &bags{off: append(append([]int(nil), qb.off...), cb.off[1:]...), rows: append(append([]int32(nil), qb.rows...), cb.rows...), coef: append(append([]float32(nil), qb.coef...), cb.coef...)}
 		weights = sifWeights(both, tok.Size())
 	}
-	weigh(qb, weights)
-	weigh(cb, weights)
+	weigh(qb, weights, opts.TF)
+	weigh(cb, weights, opts.TF)
 	fmt.Fprintf(out, "vocab %d terms + %d buckets, %d train pairs, %d held-out pairs, prepared in %s\n",
 		tok.VocabSize(), tok.Buckets(), len(trainSet), len(heldout), time.Since(start).Round(time.Millisecond))
 
@@ -186,8 +192,8 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		if es.db, err = tokenize(ctx, tok, es.docs, opts.Workers); err != nil {
 			return nil, err
 		}
-		weigh(es.qb, weights)
-		weigh(es.db, weights)
+		weigh(es.qb, weights, opts.TF)
+		weigh(es.db, weights, opts.TF)
 	}
 
 	rows := tok.Size()
@@ -198,7 +204,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if initE != nil {
 		copy(m.e, initE)
 	}
-	res := &Result{Tokenizer: tok, Weights: weights, Vocab: tok.VocabSize(), Buckets: tok.Buckets(), Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
+	res := &Result{Tokenizer: tok, Weights: weights, TF: opts.TF, Vocab: tok.VocabSize(), Buckets: tok.Buckets(), Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
 	evaluate := func(label string) error {
 		if es == nil {
 			return nil
@@ -313,7 +319,7 @@ const BinaryFile = "model.ctxm"
 // train.json, the run's record.
 func Export(dir string, res *Result) error {
 	q := res.Matrix.Int8()
-	opts := &static.Options{Weights: res.Weights, Version: ModelVersion}
+	opts := &static.Options{Weights: res.Weights, Version: ModelVersion, TF: res.TF}
 	if err := static.WriteCodeModel(dir, res.Tokenizer, q, opts); err != nil {
 		return err
 	}
@@ -381,6 +387,10 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.IntVar(&o.LogEvery, "log-every", 100, "batches per loss line")
 	fs.IntVar(&o.EvalQueries, "eval-queries", 0, "held-out queries evaluated (0: all)")
 	fs.BoolVar(&o.PathHeader, "path-header", false, "prefix code texts with their file path, as the index embeds chunks")
+	fs.Func("tf", "term-frequency scaling in the bag: raw, sqrt or log (default raw)", func(v string) (err error) {
+		o.TF, err = static.ParseTF(v)
+		return err
+	})
 	fs.StringVar(&o.BatchBy, "batch-by", "", `group each batch's pairs by "lang" or "source" (harder in-batch negatives)`)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ctx-train --pairs FILE --out DIR [flags]\n\nExample:\n  ctx-train --pairs /tmp/mine-out/pairs.jsonl --out /tmp/ctx-model --time-budget 15m\n\nFlags:\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -176,39 +177,61 @@ func TestTrainDeterministic(t *testing.T) {
 	}
 }
 
+// TestExportLoad: the exported model, read back in either format, embeds
+// texts as the trainer did, with each term-frequency scaling.
 func TestExportLoad(t *testing.T) {
 	t.Parallel()
-	o := smallOptions()
-	o.Epochs = 2
-	res, err := Train(t.Context(), synthPairs(128, 4, "train"), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "model")
-	if err := Export(dir, res); err != nil {
-		t.Fatal(err)
-	}
-	got, err := static.LoadModel2Vec(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Dims() != o.Dims {
-		t.Errorf("Dims = %d, want %d", got.Dims(), o.Dims)
-	}
-	m := &model{rows: res.Matrix.Rows, d: res.Matrix.Dims, e: res.Matrix.F32}
-	texts := []string{"parse the header", "func readSocket(x int) { return cache(x) }", "unseenIdentifierXyz", "color"}
-	tb, err := tokenize(t.Context(), res.Tokenizer, texts, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	weigh(tb, res.Weights)
-	for i, text := range texts {
-		want := make([]float32, m.d)
-		m.embed(want, tb, i)
-		v := got.Embed(text)
-		if cos := dot(want, v); cos < 0.995 {
-			t.Errorf("Embed(%q): cosine %.5f with the trainer's vector, want ≥ 0.995 (int8 tolerance)", text, cos)
-		}
+	for _, tf := range []static.TF{static.TFRaw, static.TFSqrt, static.TFLog} {
+		t.Run(tf.String(), func(t *testing.T) {
+			t.Parallel()
+			o := smallOptions()
+			o.Epochs = 2
+			o.TF = tf
+			res, err := Train(t.Context(), synthPairs(128, 4, "train"), nil, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), "model")
+			if err := Export(dir, res); err != nil {
+				t.Fatal(err)
+			}
+			m2v, err := static.LoadModel2Vec(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, BinaryFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, err := static.LoadBinary(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &model{rows: res.Matrix.Rows, d: res.Matrix.Dims, e: res.Matrix.F32}
+			// Repeated tokens (x, cache, parse) tell the scalings apart.
+			texts := []string{"parse the header parse", "func readSocket(x int) { return cache(x) + cache(x) }", "unseenIdentifierXyz", "color"}
+			tb, err := tokenize(t.Context(), res.Tokenizer, texts, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			weigh(tb, res.Weights, tf)
+			for _, got := range []*static.Model{m2v, bin} {
+				if got.Dims() != o.Dims {
+					t.Errorf("Dims = %d, want %d", got.Dims(), o.Dims)
+				}
+				if got.TF() != tf {
+					t.Errorf("TF = %v, want %v", got.TF(), tf)
+				}
+				for i, text := range texts {
+					want := make([]float32, m.d)
+					m.embed(want, tb, i)
+					v := got.Embed(text)
+					if cos := dot(want, v); cos < 0.995 {
+						t.Errorf("Embed(%q): cosine %.5f with the trainer's vector, want ≥ 0.995 (int8 tolerance)", text, cos)
+					}
+				}
+			}
+		})
 	}
 }
 

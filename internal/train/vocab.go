@@ -160,9 +160,10 @@ func sifWeights(b *bags, n int) []float32 {
 	return w
 }
 
-// weigh multiplies each count in b by its row's weight.
-func weigh(b *bags, w []float32) {
+// weigh replaces each count c in b by its row's weight times tf(c), as
+// [static.Model] embeds a text.
+func weigh(b *bags, w []float32, tf static.TF) {
 	for i, r := range b.rows {
-		b.coef[i] *= w[r]
+		b.coef[i] = w[r] * tf.Scale(b.coef[i])
 	}
 }

@@ -46,6 +46,7 @@ type binaryHeader struct {
 	BlobBytes int    `json:"blob_bytes"`
 	Weights   bool   `json:"weights"`
 	Normalize bool   `json:"normalize"`
+	TF        string `json:"tf,omitempty"` // TF.String(); absent for raw
 	Checksum  string `json:"checksum"`
 }
 
@@ -65,6 +66,9 @@ func WriteBinary(w io.Writer, m *Model) error {
 		Vocab: tok.vocab.len(), Buckets: tok.buckets, Rows: m.mat.Rows, Dims: m.mat.Dims,
 		Slots: len(tok.vocab.slots), BlobBytes: len(tok.vocab.blob),
 		Weights: m.weights != nil, Normalize: m.normalize, Checksum: m.id.Checksum,
+	}
+	if m.tf != TFRaw {
+		h.TF = m.tf.String()
 	}
 	hj, err := json.Marshal(h)
 	if err != nil {
@@ -138,6 +142,10 @@ func LoadBinary(b []byte) (*Model, error) {
 	if h.Tokenizer != CodeTokenizerVersion {
 		return nil, fmt.Errorf("binary model tokenizer %q: %w (this build reads %q)", h.Tokenizer, ErrUnsupported, CodeTokenizerVersion)
 	}
+	tf, err := ParseTF(h.TF)
+	if err != nil {
+		return nil, fmt.Errorf("binary model: %w: %v", ErrUnsupported, err)
+	}
 	const maxCount = 1 << 30
 	for _, v := range []int{h.Vocab, h.Buckets, h.Rows, h.Dims, h.Slots, h.BlobBytes} {
 		if v < 0 || v > maxCount {
@@ -193,7 +201,7 @@ func LoadBinary(b []byte) (*Model, error) {
 		return nil, bad("%v", err)
 	}
 	tok := &CodeTokenizer{vocab: table, buckets: h.Buckets}
-	m := &Model{tok: tok, mat: mat, weights: weights, normalize: h.Normalize, format: "builtin"}
+	m := &Model{tok: tok, mat: mat, weights: weights, normalize: h.Normalize, tf: tf, format: "builtin"}
 	m.id = Identity{Name: h.Name, Version: h.Version, Dims: h.Dims, Checksum: h.Checksum}
 	return m, nil
 }

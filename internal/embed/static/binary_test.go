@@ -11,14 +11,14 @@ import (
 
 // binaryTestModel returns an int8 code model with weights and its binary
 // form.
-func binaryTestModel(t *testing.T) (*Model, []byte) {
+func binaryTestModel(t *testing.T, tf TF) (*Model, []byte) {
 	t.Helper()
 	tok := newTestCodeTokenizer(t, 32)
 	weights := make([]float32, tok.Size())
 	for i := range weights {
 		weights[i] = 0.25 + float32(i%7)/7
 	}
-	m, err := NewModel("bin", tok, randomMatrix(tok.Size(), 16, 5).Int8(), &Options{Weights: weights, Version: "v9"})
+	m, err := NewModel("bin", tok, randomMatrix(tok.Size(), 16, 5).Int8(), &Options{Weights: weights, Version: "v9", TF: tf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,16 @@ func binaryTestModel(t *testing.T) (*Model, []byte) {
 
 func TestBinaryRoundTrip(t *testing.T) {
 	t.Parallel()
-	want, b := binaryTestModel(t)
+	for _, tf := range []TF{TFRaw, TFSqrt} {
+		t.Run(tf.String(), func(t *testing.T) {
+			t.Parallel()
+			testBinaryRoundTrip(t, tf)
+		})
+	}
+}
+
+func testBinaryRoundTrip(t *testing.T, tf TF) {
+	want, b := binaryTestModel(t, tf)
 	// Loading must not depend on the buffer's alignment: an embedded file
 	// may start anywhere.
 	shifted := append(make([]byte, 1, len(b)+1), b...)[1:]
@@ -41,6 +50,9 @@ func TestBinaryRoundTrip(t *testing.T) {
 			got, err := LoadBinary(buf)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got.TF() != tf {
+				t.Errorf("TF = %v, want %v", got.TF(), tf)
 			}
 			if got.Identity() != want.Identity() {
 				t.Errorf("identity %+v, want %+v", got.Identity(), want.Identity())
@@ -68,7 +80,7 @@ func TestBinaryRoundTrip(t *testing.T) {
 
 func TestBinaryVerifyCatchesChangedWeights(t *testing.T) {
 	t.Parallel()
-	_, b := binaryTestModel(t)
+	_, b := binaryTestModel(t, TFRaw)
 	b[len(b)-1] ^= 0x55 // a matrix value
 	m, err := LoadBinary(b)
 	if err != nil {
@@ -81,7 +93,7 @@ func TestBinaryVerifyCatchesChangedWeights(t *testing.T) {
 
 func TestLoadBinaryErrors(t *testing.T) {
 	t.Parallel()
-	_, b := binaryTestModel(t)
+	_, b := binaryTestModel(t, TFRaw)
 	// Every truncation fails cleanly, never panics.
 	for n := 0; n < len(b); n++ {
 		if _, err := LoadBinary(b[:n]); err == nil {
@@ -95,8 +107,17 @@ func TestLoadBinaryErrors(t *testing.T) {
 	if _, err := LoadBinary(other); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("LoadBinary of another tokenizer version: %v, want ErrUnsupported", err)
 	}
+	// A scaling this build does not know is unsupported, not ignored.
+	_, sq := binaryTestModel(t, TFSqrt)
+	cubic := bytes.Replace(sq, []byte(`"tf":"sqrt"`), []byte(`"tf":"cube"`), 1)
+	if bytes.Equal(cubic, sq) {
+		t.Fatal(`no "tf":"sqrt" in the binary header`)
+	}
+	if _, err := LoadBinary(cubic); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("LoadBinary of an unknown tf: %v, want ErrUnsupported", err)
+	}
 	// A corrupt term table (an id beyond the vocabulary) is refused.
-	m, _ := binaryTestModel(t)
+	m, _ := binaryTestModel(t, TFRaw)
 	var buf bytes.Buffer
 	tok := m.tok.(*CodeTokenizer)
 	tok.vocab.slots[0] = uint32(len(codeVocab) + 5)

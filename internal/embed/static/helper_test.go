@@ -3,7 +3,6 @@ package static
 import (
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,7 +39,8 @@ type modelSpec struct {
 	dtype      string    // "F32" (default), "F16" or "I8" (with a scales tensor)
 	tensorName string    // default "embeddings"
 	weights    []float32 // written as the "weights" tensor when set
-	normalize  *bool     // config.json "normalize"; no config.json when nil
+	normalize  *bool     // config.json "normalize"; no config.json when nil (and no tf)
+	tf         string    // config.json "tf" when set
 	rows       int       // matrix rows written; default len(testRows)
 	tokenizer  string    // tokenizer.json contents; default testTokenizerJSON()
 }
@@ -123,8 +123,19 @@ func writeModel(t testing.TB, spec modelSpec) string {
 	}
 	writeFile(t, filepath.Join(dir, "model.safetensors"), string(encodeSafetensors(ts)))
 	writeFile(t, filepath.Join(dir, "tokenizer.json"), spec.tokenizer)
-	if spec.normalize != nil {
-		writeFile(t, filepath.Join(dir, "config.json"), fmt.Sprintf(`{"model_type": "model2vec", "normalize": %v}`, *spec.normalize))
+	if spec.normalize != nil || spec.tf != "" {
+		cfg := map[string]any{"model_type": "model2vec"}
+		if spec.normalize != nil {
+			cfg["normalize"] = *spec.normalize
+		}
+		if spec.tf != "" {
+			cfg["tf"] = spec.tf
+		}
+		b, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "config.json"), string(b))
 	}
 	return dir
 }

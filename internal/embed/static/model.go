@@ -87,6 +87,7 @@ type Model struct {
 	mat       Matrix
 	weights   []float32 // per row, or nil
 	normalize bool
+	tf        TF
 	format    string // "model2vec" or "static"
 	id        Identity
 }
@@ -101,6 +102,9 @@ type Options struct {
 	NoNormalize bool
 	// Version is recorded in the identity.
 	Version string
+	// TF scales each token by its count in the text; the zero value,
+	// TFRaw, is the plain mean.
+	TF TF
 }
 
 // NewModel returns a static model over tok and m, named name. Every token
@@ -126,7 +130,10 @@ func newModel(name, format string, tok TextTokenizer, m Matrix, opts Options) (*
 	if opts.Weights != nil && len(opts.Weights) != m.Rows {
 		return nil, fmt.Errorf("%d token weights for %d matrix rows", len(opts.Weights), m.Rows)
 	}
-	md := &Model{tok: tok, mat: m, weights: opts.Weights, normalize: !opts.NoNormalize, format: format}
+	if int(opts.TF) >= len(tfNames) {
+		return nil, fmt.Errorf("unknown term-frequency scaling %d", opts.TF)
+	}
+	md := &Model{tok: tok, mat: m, weights: opts.Weights, normalize: !opts.NoNormalize, tf: opts.TF, format: format}
 	md.id = Identity{Name: name, Version: opts.Version, Dims: m.Dims, Checksum: md.checksum()}
 	return md, nil
 }
@@ -166,6 +173,10 @@ func (m *Model) checksum() string {
 	}
 	putInt(len(m.weights))
 	putF32s(m.weights)
+	if m.tf != TFRaw {
+		// Raw models keep the checksums they had before scalings existed.
+		h.Write([]byte("tf=" + m.tf.String()))
+	}
 	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:6])
 }
@@ -194,8 +205,13 @@ func (m *Model) Tokenizer() *Tokenizer {
 // TextTokenizer returns the model's tokenizer.
 func (m *Model) TextTokenizer() TextTokenizer { return m.tok }
 
-// Embed returns the vector of text: the mean over its first [MaxTokens]
-// embeddable tokens t₁…tₙ of w(tᵢ)·E[tᵢ] (w ≡ 1 without weights), scaled
+// TF returns the model's term-frequency scaling.
+func (m *Model) TF() TF { return m.tf }
+
+// Embed returns the vector of text: over the distinct tokens t among its
+// first [MaxTokens] embeddable tokens (n in all), Σ w(t)·tf(c(t))·E[t] / n,
+// where c(t) is t's count, tf the model's [TF] (c itself by default, which
+// makes this the mean of w(tᵢ)·E[tᵢ]) and w ≡ 1 without weights; scaled
 // to unit L2 length unless the model was built with NoNormalize. A text
 // with no known token embeds as the zero vector.
 func (m *Model) Embed(text string) []float32 {
@@ -206,8 +222,8 @@ func (m *Model) Embed(text string) []float32 {
 
 // embedInto writes the vector of text into dst (len Dims), using s.
 //
-// Repeated tokens are common in code, so the weights of equal ids are
-// summed first (in s.bag) and each distinct row is read once.
+// Repeated tokens are common in code, so equal ids are counted first (in
+// s.bag) and each distinct row is read once.
 func (m *Model) embedInto(dst []float32, s *scratch, text string) {
 	clear(dst)
 	s.ids = m.tok.appendIDs(s.ids[:0], s, text, MaxTokens, true)
@@ -216,19 +232,15 @@ func (m *Model) embedInto(dst []float32, s *scratch, text string) {
 	}
 	s.used = s.used[:0]
 	for _, id := range s.ids {
-		w := float32(1)
-		if m.weights != nil {
-			w = m.weights[id]
-		}
 		h := (uint32(id) * 2654435761) & (bagSize - 1)
 		for {
 			sl := &s.bag[h]
 			if sl.id == id {
-				sl.w += w
+				sl.w++
 				break
 			}
 			if sl.id < 0 {
-				sl.id, sl.w = id, w
+				sl.id, sl.w = id, 1
 				s.used = append(s.used, int32(h))
 				break
 			}
@@ -238,6 +250,10 @@ func (m *Model) embedInto(dst []float32, s *scratch, text string) {
 	d := m.mat.Dims
 	for _, h := range s.used {
 		sl := &s.bag[h]
+		sl.w = m.tf.Scale(sl.w)
+		if m.weights != nil {
+			sl.w *= m.weights[sl.id]
+		}
 		off := int(sl.id) * d
 		if m.mat.F32 != nil {
 			axpy(dst, sl.w, m.mat.F32[off:off+d])

@@ -21,7 +21,9 @@ import (
 //     [NewWordPiece]) or ctx's own "CtxCode" [CodeTokenizer] (see
 //     [WriteCodeModel]); Unigram, BPE and WordLevel fail with
 //     [ErrUnsupported].
-//   - config.json (optional): "normalize" (default true).
+//   - config.json (optional): "normalize" (default true), and ctx's own
+//     "tf" ("raw" by default, "sqrt" or "log": see [TF]), which
+//     model2vec does not write.
 //
 // The model's name is the directory's base name and its version
 // "model2vec". Every error names the file and what is wrong in it, but
@@ -42,15 +44,20 @@ func LoadModel2Vec(dir string) (*Model, error) {
 	}
 
 	normalize := true
+	var tf TF
 	if b, err := os.ReadFile(cj); err == nil {
 		var cfg struct {
-			Normalize *bool `json:"normalize"`
+			Normalize *bool  `json:"normalize"`
+			TF        string `json:"tf"`
 		}
 		if err := json.Unmarshal(b, &cfg); err != nil {
 			return nil, fmt.Errorf("%s: parsing JSON: %v", cj, err)
 		}
 		if cfg.Normalize != nil {
 			normalize = *cfg.Normalize
+		}
+		if tf, err = ParseTF(cfg.TF); err != nil {
+			return nil, fmt.Errorf("%s: %v", cj, err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -65,7 +72,7 @@ func LoadModel2Vec(dir string) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", st, err)
 	}
 	m, err := newModel(filepath.Base(filepath.Clean(dir)), "model2vec", tok, mat,
-		Options{Weights: weights, NoNormalize: !normalize, Version: "model2vec"})
+		Options{Weights: weights, NoNormalize: !normalize, TF: tf, Version: "model2vec"})
 	if err != nil {
 		return nil, fmt.Errorf("%s against %s: %w", tj, st, err)
 	}

@@ -127,6 +127,11 @@ func TestEmbed(t *testing.T) {
 		{"f16", modelSpec{dtype: "F16"}, "cafe", []float32{0.5, -0.5, 0.5, -0.5}},
 		{"i8 with scales", modelSpec{dtype: "I8", normalize: ptr(false)}, "cafe hello", []float32{0.625, -0.125, 0.125, -0.125}},
 		{"other tensor name", modelSpec{tensorName: "emb"}, "hello", []float32{1, 0, 0, 0}},
+		// Four hellos and a world: tf(4)·hello + world over 5 tokens.
+		{"tf raw", modelSpec{normalize: ptr(false), tf: "raw"}, "hello hello world hello hello", []float32{0.8, 0.2, 0, 0}},
+		{"tf sqrt", modelSpec{normalize: ptr(false), tf: "sqrt"}, "hello hello world hello hello", []float32{0.4, 0.2, 0, 0}},
+		{"tf log", modelSpec{normalize: ptr(false), tf: "log"}, "hello hello world hello hello", []float32{(1 + float32(math.Log(4))) / 5, 0.2, 0, 0}},
+		{"tf sqrt weighted", modelSpec{normalize: ptr(false), tf: "sqrt", weights: weights}, "hello hello world hello hello", []float32{1.2, 0.2, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,6 +283,14 @@ func TestIdentity(t *testing.T) {
 	if a, b := load(modelSpec{weights: w}), load(modelSpec{weights: repeat(1, len(testRows))}); a.Checksum == b.Checksum {
 		t.Errorf("different weights share checksum %s", a.Checksum)
 	}
+	// A scaling changes what texts embed as, so it changes the checksum;
+	// raw is the default and keeps it.
+	if a, b := load(modelSpec{}), load(modelSpec{tf: "sqrt"}); a.Checksum == b.Checksum {
+		t.Errorf("raw and sqrt scalings share checksum %s", a.Checksum)
+	}
+	if a, b := load(modelSpec{}), load(modelSpec{tf: "raw"}); a.Checksum != b.Checksum {
+		t.Errorf("explicit raw scaling changed the checksum: %s, want %s", b.Checksum, a.Checksum)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -300,6 +313,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "no 2-D tensor", edit: overwrite("model.safetensors", string(encodeSafetensors([]tensor{{"w", "F32", []int{1}, make([]byte, 4)}}))), file: "model.safetensors"},
 		{name: "bad weights shape", spec: modelSpec{weights: []float32{1, 2}}, file: "model.safetensors"},
 		{name: "bad tokenizer JSON", edit: overwrite("tokenizer.json", `{"model": `), file: "tokenizer.json"},
+		{name: "unknown tf", spec: modelSpec{tf: "cubic"}, file: "config.json"},
 		{name: "bad config JSON", spec: modelSpec{normalize: ptr(true)}, edit: overwrite("config.json", `{normalize}`), file: "config.json"},
 		{name: "unigram", spec: modelSpec{tokenizer: testTokenizerJSON("Unigram")}, file: "tokenizer.json", unsupported: true},
 		{name: "bpe", spec: modelSpec{tokenizer: testTokenizerJSON("BPE")}, file: "tokenizer.json", unsupported: true},

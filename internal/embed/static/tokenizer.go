@@ -210,7 +210,7 @@ const bagSize = 2 * MaxTokens
 
 type bagSlot struct {
 	id int32
-	w  float32
+	w  float32 // the id's count, then its coefficient
 }
 
 func newScratch() *scratch {

@@ -105,13 +105,18 @@ func writeModelDir(dir string, tj []byte, m Matrix, opts Options) error {
 		ts = append(ts, tensor{name: "weights", dtype: "F32", shape: []int{m.Rows}, data: f32Bytes(opts.Weights)})
 	}
 	// The fields model2vec's own save_pretrained writes that apply here;
-	// LoadModel2Vec reads only normalize.
-	cfg, err := json.MarshalIndent(map[string]any{
+	// LoadModel2Vec reads only normalize, and ctx's "tf" when it is not
+	// raw.
+	conf := map[string]any{
 		"model_type":    "model2vec",
 		"architectures": []string{"StaticModel"},
 		"hidden_dim":    m.Dims,
 		"normalize":     !opts.NoNormalize,
-	}, "", "  ")
+	}
+	if opts.TF != TFRaw {
+		conf["tf"] = opts.TF.String()
+	}
+	cfg, err := json.MarshalIndent(conf, "", "  ")
 	if err != nil {
 		return err
 	}
