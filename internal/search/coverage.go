@@ -2,6 +2,7 @@ package search
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
@@ -31,21 +32,49 @@ func newQueryWords(raw string) queryWords {
 }
 
 // share returns the fraction of the query's words that have a term in
-// terms, 0 for a query without content words.
-func (qw queryWords) share(terms map[string]bool) float64 {
+// terms, or a term that one of abbrevs abbreviates (see [abbreviates]);
+// 0 for a query without content words.
+func (qw queryWords) share(terms map[string]bool, abbrevs []string) float64 {
 	if len(qw) == 0 {
 		return 0
 	}
 	n := 0
 	for _, set := range qw {
 		for t := range set {
-			if terms[t] {
+			if terms[t] || slices.ContainsFunc(abbrevs, func(a string) bool { return abbreviates(a, t) }) {
 				n++
 				break
 			}
 		}
 	}
 	return float64(n) / float64(len(qw))
+}
+
+// minAbbrev is the shortest name word taken as an abbreviation: "impl",
+// "conf", "auth", "util"; shorter ones ("io", "fmt", "net") are prefixes
+// of too many words.
+const minAbbrev = 4
+
+// abbreviates reports whether the name word a (lower case, as written in
+// a file name) is a shortening of the query term t: impls/impl →
+// implementations, config → configuration, auth → authentication. It
+// can misfire (form.ts for "formatting"); the name boost it feeds is
+// one share among the query's words. semble DEV 0.836 → 0.837 (serde's
+// attr.rs and impls.rs rise), SWE-bench DEV 50 unchanged.
+func abbreviates(a, t string) bool {
+	a = strings.TrimSuffix(a, "s")
+	return len(a) >= minAbbrev && len(t) > len(a)+2 && strings.HasPrefix(t, a)
+}
+
+// nameWords returns the lower-case words of a path's file stem as
+// written, split at identifier boundaries, without stems: the
+// abbreviations [queryWords.share] may match.
+func nameWords(p string) []string {
+	var ws []string
+	analyze.Words(fileStem(p), func(w string, _ int) {
+		analyze.Parts(w, func(part string) { ws = append(ws, strings.ToLower(part)) })
+	})
+	return ws
 }
 
 // nameTerms returns the index terms of a path's file stem and parent

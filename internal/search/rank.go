@@ -195,7 +195,7 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		}
 		// File name and directory matches.
 		stem := fileStem(c.Path)
-		if share := words.share(nameTerms(c.Path)); share > 0 {
+		if share := words.share(nameTerms(c.Path), nameWords(c.Path)); share > 0 {
 			if q.Kind == analyze.QueryLong {
 				share = math.Min(share, 0.2)
 			}

@@ -235,7 +235,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 					// is weak evidence, however well it ranks.
 					sh, ok := pathShare[row.FileID]
 					if !ok {
-						sh = words.share(pathTerms(row.Path))
+						sh = words.share(pathTerms(row.Path), nil)
 						pathShare[row.FileID] = sh
 					}
 					wt *= sh

@@ -1,0 +1,32 @@
+package search
+
+import "testing"
+
+func TestNameShare(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		query, path string
+		want        float64
+	}{
+		// Whole words and stems.
+		{"logging setup", "pkg/logger.go", 0.5},
+		{"http server", "net/http/server.go", 1},
+		// File-name words that abbreviate a query word.
+		{"standard library Serialize implementations", "src/ser/impls.rs", 0.25},
+		{"field attributes", "src/internals/attr.rs", 0.5},
+		{"configuration loading", "app/config.py", 0.5},
+		{"user authentication", "lib/auth_handler.go", 0.5},
+		// Too short to stand for a word, or the whole word itself.
+		{"format strings", "src/fmt.rs", 0},
+		{"input output", "lib/io.c", 0},
+		// A stem is not taken as an abbreviation: server.go's "serv" does
+		// not match "service".
+		{"service discovery", "pkg/server.go", 0},
+	}
+	for _, c := range cases {
+		got := newQueryWords(c.query).share(nameTerms(c.path), nameWords(c.path))
+		if got != c.want {
+			t.Errorf("share(%q, %q) = %v, want %v", c.query, c.path, got, c.want)
+		}
+	}
+}
