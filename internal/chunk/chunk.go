@@ -38,7 +38,9 @@ package chunk
 //	2: definitions split past 60 lines or 3000 bytes (was 120 and 6000).
 //	3: C++ functions returning references ("T& at()") and conversion
 //	   operators, and C# operators, are definitions (were filler).
-const Version = 3
+//	4: Name is the last segment of a qualified definition name
+//	   (defmodule Phoenix.Channel: Channel; was Phoenix.Channel).
+const Version = 4
 
 // Kind names what a chunk holds.
 type Kind string

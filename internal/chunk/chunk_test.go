@@ -302,3 +302,20 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestBareName(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"Phoenix.Channel", "Channel"},
+		{"Foo::bar", "bar"},
+		{"ns::Foo.bar", "bar"},
+		{"a.b::c", "c"},
+		{"Read", "Read"},
+		{"broken.", "broken."},
+		{"", ""},
+	} {
+		if got := bareName(c.in); got != c.want {
+			t.Errorf("bareName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

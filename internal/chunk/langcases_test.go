@@ -110,7 +110,7 @@ var langCases = []struct {
 		{Kind: KindStruct, Symbol: "Buffer", Name: "Buffer", Start: 49, End: 51, Part: 2},
 	}},
 	{lang: "csharp", want: []brief{
-		{Kind: KindModule, Symbol: "Bank.Core", Name: "Bank.Core", Start: 4, End: 5},
+		{Kind: KindModule, Symbol: "Bank.Core", Name: "Core", Start: 4, End: 5},
 		{Kind: KindClass, Symbol: "Account", Name: "Account", Crumb: "Bank.Core", Start: 6, End: 12, Doc: "<summary>Account holds a balance.</summary>"},
 		{Kind: KindMethod, Symbol: "Account.Account", Name: "Account", Crumb: "Bank.Core > Account", Start: 14, End: 17},
 		{Kind: KindMethod, Symbol: "Account.Deposit", Name: "Deposit", Crumb: "Bank.Core > Account", Start: 19, End: 26, Doc: "<summary>Deposit adds money.</summary>"},
@@ -180,7 +180,7 @@ var langCases = []struct {
 		{Kind: KindFunction, Symbol: "M.size", Name: "size", Crumb: "M", Start: 20, End: 22},
 	}},
 	{lang: "elixir", want: []brief{
-		{Kind: KindModule, Symbol: "Demo.Stack", Name: "Demo.Stack", Start: 1, End: 6, Doc: "A stack server."},
+		{Kind: KindModule, Symbol: "Demo.Stack", Name: "Stack", Start: 1, End: 6, Doc: "A stack server."},
 		{Kind: KindFunction, Symbol: "Demo.Stack.start_link", Name: "start_link", Crumb: "Demo.Stack", Start: 8, End: 14, Doc: "Starts the server."},
 		{Kind: KindFunction, Symbol: "Demo.Stack.push", Name: "push", Crumb: "Demo.Stack", Start: 16, End: 17, Doc: "Pushes an item."},
 		{Kind: KindFunction, Symbol: "Demo.Stack.log", Name: "log", Crumb: "Demo.Stack", Start: 19, End: 21},

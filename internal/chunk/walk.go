@@ -1,6 +1,8 @@
 package chunk
 
 import (
+	"strings"
+
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -317,6 +319,21 @@ func typeLike(k Kind) bool {
 	return false
 }
 
+// bareName returns the last segment of a qualified defined name, as a
+// symbol query names it: "Channel" for Elixir's defmodule Phoenix.Channel,
+// "bar" for C++'s out-of-line Foo::bar. A name without a separator, or
+// ending in one, is returned as it is.
+func bareName(name string) string {
+	i := strings.LastIndex(name, ".")
+	if j := strings.LastIndex(name, "::"); j >= 0 && j+1 > i {
+		i = j + 1
+	}
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	return name[i+1:]
+}
+
 func joinQual(q, name string) string {
 	if q == "" {
 		return name
@@ -390,7 +407,7 @@ func (w *walker) define(outer *sitter.Node, first, last int, d def, sc *scope) {
 	m := &meta{
 		kind:   kind,
 		symbol: sym,
-		name:   name,
+		name:   bareName(name),
 		crumb:  joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName)),
 		sig:    w.signature(d),
 	}
