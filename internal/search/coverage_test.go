@@ -16,6 +16,11 @@ func TestNameShare(t *testing.T) {
 		{"field attributes", "src/internals/attr.rs", 0.5},
 		{"configuration loading", "app/config.py", 0.5},
 		{"user authentication", "lib/auth_handler.go", 0.5},
+		// Neighbouring query words joined, as names join them.
+		{"real IP extraction from forwarded headers", "middleware/realip.go", 0.4},
+		{"thread pool and work queue", "src/threadpool.c", 0.5},
+		{"JSON array operations", "gson/JsonArray.java", 2.0 / 3},
+		{"pool thread", "src/threadpool.c", 0},
 		// Too short to stand for a word, or the whole word itself.
 		{"format strings", "src/fmt.rs", 0},
 		{"input output", "lib/io.c", 0},
