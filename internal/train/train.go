@@ -26,7 +26,9 @@ import (
 //	   InfoNCE with Matryoshka levels, sparse Adagrad.
 //	2: the same, trained with --path-header on the 16-language data set
 //	   (internal/mine/README.md) with batches of 1024.
-const ModelVersion = "ctx-code-2"
+//	3: the same with --tf sqrt: each token's row scaled by the square
+//	   root of its count in the text (static.TFSqrt).
+const ModelVersion = "ctx-code-3"
 
 // Options configure a training run. Zero fields take the defaults shown.
 type Options struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/static"
 )
 
 func TestModelIntact(t *testing.T) {
@@ -21,6 +22,11 @@ func TestModelIntact(t *testing.T) {
 	}
 	if m.Dims() != 256 {
 		t.Errorf("Dims() = %d, want 256", m.Dims())
+	}
+	// MODEL.md's recipe trains with --tf sqrt; a model that lost the
+	// scaling would embed unlike its training.
+	if m.TF() != static.TFSqrt {
+		t.Errorf("TF() = %v, want sqrt (MODEL.md)", m.TF())
 	}
 	if len(modelFile) > 32<<20 {
 		t.Errorf("embedded model is %d bytes, over the 32 MiB budget", len(modelFile))
