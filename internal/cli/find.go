@@ -133,6 +133,9 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	if !resp.Stats.Fresh && d.IO.ErrTTY {
 		fmt.Fprintln(d.IO.ErrOut, "note: some files changed since the last index; run `ctx index` to refresh")
 	}
+	if opts.explain && resp.Stats.DenseQuery != "" {
+		fmt.Fprintf(d.IO.Out, "dense query: %q (words most chunks hold left out)\n", resp.Stats.DenseQuery)
+	}
 	for _, h := range resp.Results {
 		printHit(d.IO.Out, h, opts)
 	}

@@ -70,6 +70,10 @@ type FindStats struct {
 	// Fresh is false when a returned file changed on disk since indexing.
 	Fresh     bool   `json:"fresh"`
 	QueryKind string `json:"query_kind"`
+	// DenseQuery is the text the dense channel embedded when it left out
+	// words most of the index holds (the project's name); absent when it
+	// embedded the query as it is.
+	DenseQuery string `json:"dense_query,omitempty"`
 }
 
 // FindResponse is the whole result JSON object.
@@ -150,7 +154,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, err
 	}
 	resp.Raw = res
-	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind}
+	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: st.DenseQuery}
 	statCache := map[string]bool{}
 	for _, r := range res {
 		stale, ok := statCache[r.Path]

@@ -35,3 +35,33 @@ func TestNameShare(t *testing.T) {
 		}
 	}
 }
+
+func TestDenseQuery(t *testing.T) {
+	t.Parallel()
+	n := 1000
+	terms := []weighted{
+		{text: "serde", df: 990},
+		{text: "handles", df: 40},
+		{text: "maps", df: 120},
+		{text: "serialization", df: 300},
+	}
+	cases := []struct {
+		raw   string
+		terms []weighted
+		n     int
+		want  string
+	}{
+		{"how serde handles maps during serialization", terms, n, "how  handles maps during serialization"},
+		{"Serde maps", terms, n, " maps"},
+		// Nothing but common words (and stopwords): kept whole.
+		{"the serde", terms, n, "the serde"},
+		// Small indexes keep every word.
+		{"how serde handles maps", terms, 50, "how serde handles maps"},
+		{"how serde handles maps", nil, n, "how serde handles maps"},
+	}
+	for _, c := range cases {
+		if got := denseQuery(c.raw, c.terms, c.n); got != c.want {
+			t.Errorf("denseQuery(%q, n=%d) = %q, want %q", c.raw, c.n, got, c.want)
+		}
+	}
+}

@@ -95,6 +95,10 @@ type Stats struct {
 	FilesConsidered int
 	// QueryKind is the analyzed query kind.
 	QueryKind string
+	// DenseQuery is the text the dense channel embedded when it left out
+	// words of the query that most chunks hold (see denseQuery); empty
+	// when it embedded the query as it is.
+	DenseQuery string
 }
 
 // Searcher runs searches against one index.
@@ -172,6 +176,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		return nil, st, err
 	}
 	lists, fileLists, bm25Hits, qvec := rc.lists, rc.fileLists, rc.bm25, rc.qvec
+	if qvec != nil && rc.denseText != req.Query {
+		st.DenseQuery = rc.denseText
+	}
 
 	fused := Fuse(lists)
 	ids := make([]int64, 0, len(fused)+pathLimit)
@@ -273,6 +280,8 @@ type recalled struct {
 	fileLists []fileList // file channels except bm25-file
 	bm25      []store.Hit
 	qvec      []float32 // the query's embedding; nil without dense
+	// denseText is the text embedded for qvec.
+	denseText string
 }
 
 // recall runs the recall channels. They are independent SQLite queries
@@ -362,9 +371,10 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	}
 
 	// Dense channel.
+	denseText := denseQuery(req.Query, terms, n)
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
 		g.Go(func() error {
-			vecs, err := s.Embedder.Embed(gctx, []string{req.Query}, embed.Query)
+			vecs, err := s.Embedder.Embed(gctx, []string{denseText}, embed.Query)
 			if err != nil {
 				return fmt.Errorf("embedding the query: %w", err)
 			}
@@ -378,7 +388,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	}
 
 	var r recalled
-	r.bm25, r.qvec = bm25Hits, qvec
+	r.bm25, r.qvec, r.denseText = bm25Hits, qvec, denseText
 	if req.Uses("bm25") {
 		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
 	}
@@ -599,6 +609,43 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 		out = append(out, weighted{text: t.Text, qw: t.Weight, df: df, idf: idf})
 	}
 	return out, nil
+}
+
+// denseQuery returns the query text to embed: raw without the words whose
+// term is in more than tune.DenseDropDF of the n chunks (the project's
+// own name, which every path holds: "serde" in "how serde handles maps"),
+// as those pull the query toward whatever chunk is mostly its path. A
+// query of only such words, or an index under pruneMinChunks, is kept
+// whole.
+func denseQuery(raw string, terms []weighted, n int) string {
+	if n < pruneMinChunks || tune.DenseDropDF <= 0 {
+		return raw
+	}
+	common := map[string]bool{}
+	for _, t := range terms {
+		if float64(t.df) > tune.DenseDropDF*float64(n) {
+			common[t.text] = true
+		}
+	}
+	if len(common) == 0 {
+		return raw
+	}
+	var b strings.Builder
+	kept := false
+	last := 0
+	analyze.Words(raw, func(w string, off int) {
+		if !common[strings.ToLower(w)] {
+			kept = kept || !analyze.IsStopword(w)
+			return
+		}
+		b.WriteString(raw[last:off])
+		last = off + len(w)
+	})
+	if !kept {
+		return raw
+	}
+	b.WriteString(raw[last:])
+	return b.String()
 }
 
 // pruneMinChunks is the index size (chunks) from which pickTerms drops
