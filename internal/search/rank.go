@@ -96,6 +96,13 @@ type tuning struct {
 	// 0.805 → 0.808 → 0.808; adding the raw cosine instead (×0.5 of the
 	// top score) measured 0.798.
 	DenseRerank float64
+	// DenseRerankLong replaces DenseRerank for long queries (issue
+	// texts). With the ctx-code-3 model, SWE-bench DEV 50 MRR measured
+	// 0.649 at 0, 0.635 at 1, 0.626 at 2 and 0.608 at 4 (Acc@5 0.76,
+	// 0.74, 0.72, 0.72): a whole issue's vector says little about which
+	// of the candidates the change is in. (ctx-code-2 measured 0.657,
+	// 0.663 and 0.653 at 0, 1 and 2.)
+	DenseRerankLong float64
 	// SupersededPenalty multiplies chunks under a version directory (v3)
 	// when a candidate of the same parent sits under a higher one (v4):
 	// the older tree is kept for compatibility, and an unqualified
@@ -114,6 +121,14 @@ type tuning struct {
 	// bags): off 0.836, 0.8 0.838, 0.5 0.842, 0.25 0.840; with the raw-count
 	// ctx-code-2 model 0.5 cost 0.843 → 0.839.
 	DenseDropDF float64
+}
+
+// denseRerank returns the dense-rerank weight for a query kind.
+func (t tuning) denseRerank(k analyze.QueryKind) float64 {
+	if k == analyze.QueryLong {
+		return t.DenseRerankLong
+	}
+	return t.DenseRerank
 }
 
 // tinyLines: a chunk is tiny when EndLine-StartLine < tinyLines, i.e. it
@@ -137,6 +152,7 @@ var tune = tuning{
 	TinyPenalty:       0.6,
 	FileBM25:          1,
 	DenseRerank:       2,
+	DenseRerankLong:   0,
 	SupersededPenalty: 0.7,
 	ForeignOSPenalty:  0.7,
 	DenseDropDF:       0.5,

@@ -258,8 +258,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 			Score: score, Fused: score, Channels: f.Channels,
 		})
 	}
-	if qvec != nil {
-		denseRerank(cands, s.Vectors.Similarities(qvec, chunkIDs(cands)), tune.DenseRerank)
+	if dr := tune.denseRerank(q.Kind); qvec != nil && dr > 0 {
+		denseRerank(cands, s.Vectors.Similarities(qvec, chunkIDs(cands)), dr)
 	}
 	st.Candidates = len(cands)
 	st.FilesConsidered = len(files)
