@@ -101,6 +101,9 @@ type RetrievalStats struct {
 	SearchMS  float64 `json:"search_ms" jsonschema:"of which retrieval and ranking, milliseconds"`
 	QueryKind string  `json:"query_kind" jsonschema:"how the query was read: symbol, natural or long"`
 	Files     int     `json:"files_considered" jsonschema:"distinct files among the ranked candidates"`
+	// DenseQuery is set when the semantic channel embedded the query
+	// without words most of the index holds (the project's name).
+	DenseQuery string `json:"dense_query,omitempty" jsonschema:"the text the semantic channel embedded, when it left out words most of the code holds (such as the project's name)"`
 }
 
 // RetrievalOutput is the codebase_retrieval result.
@@ -281,7 +284,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		s.startIndex(e, false)
 		out.Freshness.Refreshing = true
 	}
-	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered}
+	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery}
 
 	exclude := in.ExcludeGlobs
 	if len(exclude) > 0 {

@@ -1,12 +1,14 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -350,5 +352,79 @@ func TestSearchFilterBeyondRecall(t *testing.T) {
 		if res, _ := search(t, s, req); rankOf(res, "py/tools.py") != 1 {
 			t.Errorf("Search(%+v) = %v, want py/tools.py", req, paths(res))
 		}
+	}
+}
+
+// queryRecorder records the texts a provider embeds as queries.
+type queryRecorder struct {
+	*embedtest.Fake
+	mu      sync.Mutex
+	queries []string
+}
+
+func (r *queryRecorder) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
+	if kind == embed.Query {
+		r.mu.Lock()
+		r.queries = append(r.queries, texts...)
+		r.mu.Unlock()
+	}
+	return r.Fake.Embed(ctx, texts, kind)
+}
+
+// TestSearchDenseQueryDropsCommonWords: a word every chunk holds (the
+// project's directory, in every path) is left out of the embedded query,
+// and the stats say what was embedded; BM25 and the results still see the
+// whole query.
+func TestSearchDenseQueryDropsCommonWords(t *testing.T) {
+	t.Parallel()
+	const dims = 32
+	root := t.TempDir()
+	for i := range 40 {
+		var b strings.Builder
+		for j := range 4 {
+			fmt.Fprintf(&b, "def step_%d_%d(value):\n    return value + %d\n\n\n", i, j, i*4+j)
+		}
+		dir := filepath.Join(root, "acme", fmt.Sprintf("pkg%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			b.WriteString("def charge_payment(order):\n    return checkout(order)\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "views.py"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &queryRecorder{Fake: embedtest.New(dims)}
+	db := buildIndex(t, root, rec)
+	c, err := db.Count(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Chunks < pruneMinChunks {
+		t.Fatalf("%d chunks, want at least %d for the rule to apply", c.Chunks, pruneMinChunks)
+	}
+	vecs, err := LoadVectors(t.Context(), db, dims, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Searcher{DB: db, Embedder: rec, Vectors: vecs, TotalChunks: c.Chunks}
+
+	res, st := search(t, s, Request{Query: "acme payment checkout", Limit: 5})
+	if len(res) == 0 || res[0].Path != "acme/pkg0/views.py" {
+		t.Errorf("results %v, want acme/pkg0/views.py first", paths(res))
+	}
+	if want := " payment checkout"; st.DenseQuery != want {
+		t.Errorf("Stats.DenseQuery = %q, want %q", st.DenseQuery, want)
+	}
+	// A query of no corpus-wide word is embedded as it is.
+	_, st = search(t, s, Request{Query: "payment checkout", Limit: 5})
+	if st.DenseQuery != "" {
+		t.Errorf("Stats.DenseQuery = %q for a query without common words, want empty", st.DenseQuery)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if want := []string{" payment checkout", "payment checkout"}; !slices.Equal(rec.queries, want) {
+		t.Errorf("embedded queries %q, want %q", rec.queries, want)
 	}
 }
