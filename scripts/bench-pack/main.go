@@ -48,6 +48,7 @@ func main() {
 	data := flag.String("data", "", "SWE-bench jsonl with instance_id, problem_statement, gold_files")
 	checkouts := flag.String("checkouts", "", "directory holding one checkout per instance_id")
 	budgetList := flag.String("budgets", "4000,8000", "token budgets")
+	verbose := flag.Bool("v", false, "print each instance's gold-in result per budget on stderr")
 	flag.Parse()
 	var budgets []int
 	for _, b := range strings.Split(*budgetList, ",") {
@@ -118,8 +119,12 @@ func main() {
 			if err != nil {
 				log.Fatalf("%s: %v", in.ID, err)
 			}
-			if containsAll(files, in.Gold) {
+			gotAll := containsAll(files, in.Gold)
+			if gotAll {
 				t.ctxIn++
+			}
+			if *verbose {
+				fmt.Fprintf(os.Stderr, "\n%s budget %d: gold in %v, %d tokens", in.ID, b, gotAll, used)
 			}
 			t.ctxTok = append(t.ctxTok, used)
 			var read []string
