@@ -5,11 +5,9 @@ import (
 	"math"
 	"path"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -194,9 +192,11 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	for _, c := range cands {
 		perFile[c.Path]++
 	}
-	superseded := supersededPaths(cands, raw)
+	superseded := supersededPaths(perFile, raw)
 	wantsOS := mentionsOS(raw)
 	words := newQueryWords(q.Raw)
+	// A file's name share is the same for each of its chunks.
+	nameShare := make(map[string]float64, len(perFile))
 
 	for i := range cands {
 		c := &cands[i]
@@ -218,7 +218,12 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		}
 		// File name and directory matches.
 		stem := fileStem(c.Path)
-		if share := words.share(nameTerms(c.Path), nameWords(c.Path)); share > 0 {
+		share, ok := nameShare[c.Path]
+		if !ok {
+			share = words.share(nameTerms(c.Path), nameWords(c.Path))
+			nameShare[c.Path] = share
+		}
+		if share > 0 {
 			if q.Kind == analyze.QueryLong {
 				share = math.Min(share, 0.2)
 			}
@@ -335,20 +340,22 @@ func isVendorPath(p string) bool {
 		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.")
 }
 
-// supersededPaths returns the candidate paths under a version directory
-// (v1, v2, …) whose parent directory holds a higher version among the
-// candidates: src/v3/types.ts beside src/v4/core/schemas.ts. A version
-// the query (lower case) names, as in "v3 error types", is not damped.
-func supersededPaths(cands []Result, query string) map[string]bool {
+// supersededPaths returns the candidate paths (the keys of paths) under a
+// version directory (v1, v2, …) whose parent directory holds a higher
+// version among the candidates: src/v3/types.ts beside
+// src/v4/core/schemas.ts. A version the query (lower case) names, as in
+// "v3 error types", is not damped.
+func supersededPaths(paths map[string]int, query string) map[string]bool {
 	type at struct {
 		path, parent string
 		v            int
 	}
 	var vs []at
 	newest := map[string]int{}
-	qwords := strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, c := range cands {
-		segs := strings.Split(c.Path, "/")
+	named := map[string]bool{}
+	analyze.Words(query, func(w string, _ int) { named[w] = true })
+	for p := range paths {
+		segs := strings.Split(p, "/")
 		for i, s := range segs[:len(segs)-1] {
 			if len(s) < 2 || s[0] != 'v' {
 				continue
@@ -358,8 +365,8 @@ func supersededPaths(cands []Result, query string) map[string]bool {
 				continue
 			}
 			parent := strings.Join(segs[:i], "/")
-			if !slices.Contains(qwords, strings.ToLower(s)) {
-				vs = append(vs, at{c.Path, parent, n})
+			if !named[strings.ToLower(s)] {
+				vs = append(vs, at{p, parent, n})
 			}
 			newest[parent] = max(newest[parent], n)
 			break

@@ -280,7 +280,7 @@ type recalled struct {
 	fileLists []fileList // file channels except bm25-file
 	bm25      []store.Hit
 	qvec      []float32 // the query's embedding; nil without dense
-	// denseText is the text embedded for qvec.
+	// denseText is the text embedded for qvec; empty without dense.
 	denseText string
 }
 
@@ -371,8 +371,9 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	}
 
 	// Dense channel.
-	denseText := denseQuery(req.Query, terms, n)
+	var denseText string
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
+		denseText = denseQuery(req.Query, terms, n)
 		g.Go(func() error {
 			vecs, err := s.Embedder.Embed(gctx, []string{denseText}, embed.Query)
 			if err != nil {

@@ -35,8 +35,9 @@ type model struct {
 	rowGrad []float32
 }
 
-// newModel returns a model with E drawn from N(0, 1/d), seeded.
-func newModel(rows, d int, tau, lr float32, workers int, seed uint64) *model {
+// newModel returns a model with E a copy of init (rows×d) when it is set,
+// else drawn from N(0, 1/d), seeded.
+func newModel(rows, d int, tau, lr float32, workers int, seed uint64, init []float32) *model {
 	m := &model{rows: rows, d: d, tau: tau, lr: lr, workers: max(workers, 1)}
 	for k := d; k >= 32 && len(m.levels) < 3; k /= 2 {
 		m.levels = append(m.levels, k)
@@ -44,11 +45,15 @@ func newModel(rows, d int, tau, lr float32, workers int, seed uint64) *model {
 	if len(m.levels) == 0 {
 		m.levels = []int{d}
 	}
-	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	m.e = make([]float32, rows*d)
-	sd := 1 / math.Sqrt(float64(d))
-	for i := range m.e {
-		m.e[i] = float32(r.NormFloat64() * sd)
+	if init != nil {
+		copy(m.e, init)
+	} else {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		sd := 1 / math.Sqrt(float64(d))
+		for i := range m.e {
+			m.e[i] = float32(r.NormFloat64() * sd)
+		}
 	}
 	m.acc = make([]float32, rows*d)
 	m.slot = make([]int32, rows)

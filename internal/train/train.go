@@ -202,10 +202,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if initE != nil {
 		rows = len(initE) / opts.Dims
 	}
-	m := newModel(rows, opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed)
-	if initE != nil {
-		copy(m.e, initE)
-	}
+	m := newModel(rows, opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed, initE)
 	res := &Result{Tokenizer: tok, Weights: weights, TF: opts.TF, Vocab: tok.VocabSize(), Buckets: tok.Buckets(), Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
 	evaluate := func(label string) error {
 		if es == nil {

@@ -38,7 +38,7 @@ func TestGradientCheck(t *testing.T) {
 			t.Parallel()
 			r := rand.New(rand.NewPCG(3, 4))
 			const rows, d, B = 12, 8, 4
-			m := newModel(rows, d, 0.5, 0.1, workers, 9)
+			m := newModel(rows, d, 0.5, 0.1, workers, 9, nil)
 			m.levels = []int{8, 4, 2}
 			qb, cb := randomBags(r, B, rows), randomBags(r, B, rows)
 			idx := []int{0, 1, 2, 3}

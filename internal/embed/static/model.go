@@ -130,7 +130,7 @@ func newModel(name, format string, tok TextTokenizer, m Matrix, opts Options) (*
 	if opts.Weights != nil && len(opts.Weights) != m.Rows {
 		return nil, fmt.Errorf("%d token weights for %d matrix rows", len(opts.Weights), m.Rows)
 	}
-	if int(opts.TF) >= len(tfNames) {
+	if !opts.TF.valid() {
 		return nil, fmt.Errorf("unknown term-frequency scaling %d", opts.TF)
 	}
 	md := &Model{tok: tok, mat: m, weights: opts.Weights, normalize: !opts.NoNormalize, tf: opts.TF, format: format}

@@ -34,9 +34,12 @@ func (t TF) Scale(c float32) float32 {
 	return c
 }
 
+// valid reports whether t is one of the scalings above.
+func (t TF) valid() bool { return int(t) < len(tfNames) }
+
 // String returns "raw", "sqrt" or "log".
 func (t TF) String() string {
-	if int(t) < len(tfNames) {
+	if t.valid() {
 		return tfNames[t]
 	}
 	return fmt.Sprintf("TF(%d)", uint8(t))
