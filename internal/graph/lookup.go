@@ -69,7 +69,7 @@ func (r *Resolver) suffixDirs(rel string, keep func(string) bool) []string {
 	r.paths()
 	var out []string
 	for _, d := range r.more.dirsByBase[path.Base(rel)] {
-		if hasPathSuffix(d, rel) && (keep == nil || keep(d)) {
+		if hasPathSuffix(d, rel) && keep(d) {
 			out = append(out, d)
 		}
 	}

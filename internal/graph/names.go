@@ -40,6 +40,11 @@ var (
 // block of their own are left to the chunker; a name may therefore also
 // be a chunk's (callers dedupe by line).
 func Names(lang string, src []byte) []Name {
+	switch lang {
+	case discover.LangGo, discover.LangPython, discover.LangJavaScript, discover.LangTypeScript, discover.LangTSX, discover.LangC, discover.LangCPP:
+	default:
+		return nil // the index calls this for every file
+	}
 	lines := strings.Split(string(src), "\n")
 	var out []Name
 	add := func(name, kind string, line int) {
@@ -118,7 +123,8 @@ func Names(lang string, src []byte) []Name {
 					}
 				}
 			}
-			depth += strings.Count(stripCLiterals(l), "{") - strings.Count(stripCLiterals(l), "}")
+			code := stripCLiterals(l)
+			depth += strings.Count(code, "{") - strings.Count(code, "}")
 			if depth < 0 {
 				depth = 0
 			}

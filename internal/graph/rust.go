@@ -48,7 +48,6 @@ func rustImports(src []byte) []Import {
 	}
 	scanLines(src, rustSyntax, func(n int, code []byte, braces int) bool {
 		t := bytes.TrimSpace(code)
-		in := inlineNames(mods)
 		switch {
 		case pending != nil:
 			pending = append(append(pending, ' '), t...)
@@ -73,6 +72,7 @@ func rustImports(src []byte) []Import {
 				break
 			}
 			kind, rest := string(t[loc[2]:loc[3]]), t[loc[1]:]
+			in := inlineNames(mods)
 			switch {
 			case kind == "use":
 				if i := bytes.IndexByte(rest, ';'); i >= 0 {
@@ -154,7 +154,7 @@ func rustRebase(spec string, in []string) string {
 // rustUseSpecs expands a use tree (the text between "use" and ";") into
 // the paths it names.
 func rustUseSpecs(tree string) []string {
-	tree = stripSpace(strings.ReplaceAll(rustAs.ReplaceAllString(tree, ""), "\n", " "))
+	tree = stripSpace(rustAs.ReplaceAllString(tree, ""))
 	var out []string
 	seen := map[string]bool{}
 	var expand func(prefix, t string, depth int)
@@ -473,8 +473,9 @@ func CrateName(cargoToml []byte) string {
 	if lib == "" {
 		lib = pkg
 	}
-	if !rustSegment.MatchString(strings.ReplaceAll(lib, "-", "_")) {
+	lib = strings.ReplaceAll(lib, "-", "_")
+	if !rustSegment.MatchString(lib) {
 		return ""
 	}
-	return strings.ReplaceAll(lib, "-", "_")
+	return lib
 }
