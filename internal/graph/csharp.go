@@ -116,19 +116,7 @@ func (r *Resolver) csProjectPath(segs []string) string {
 // csDir returns the directory that spells the most trailing segments
 // of a namespace.
 func (r *Resolver) csDir(from string, segs []string) string {
-	need := min(2, len(segs))
-	best, bestN := []string(nil), 0
-	for _, d := range r.more.csDirs[strings.ToLower(segs[len(segs)-1])] {
-		n := spelled(d, segs)
-		switch {
-		case n < need || n < bestN:
-		case n > bestN:
-			best, bestN = []string{d}, n
-		default:
-			best = append(best, d)
-		}
-	}
-	return closest(from, best)
+	return mostSpelled(from, r.more.csDirs[strings.ToLower(segs[len(segs)-1])], min(2, len(segs)), func(d string) int { return spelled(d, segs) })
 }
 
 // spelled counts the trailing namespace segments that dir's trailing

@@ -56,10 +56,7 @@ func TestResolveCSharp(t *testing.T) {
 		"tests/Acme.Core.Tests/Acme.Core.Tests.csproj", "tests/Acme.Core.Tests/Models/UserTests.cs",
 	}
 	r := NewResolver(files, nil)
-	for _, tc := range []struct {
-		name, from, spec string
-		want             Resolution
-	}{
+	checkResolve(t, r, discover.LangCSharp, []resolveCase{
 		{"project directory", "src/Web/Controllers/Home.cs", "Acme.Core", Resolution{"src/Acme.Core", true}},
 		{"project subdirectory", "src/Web/Controllers/Home.cs", "Acme.Core.Models", Resolution{"src/Acme.Core/Models", true}},
 		{"deeper", "src/Web/Controllers/Home.cs", "Acme.Core.Services.Billing", Resolution{"src/Acme.Core/Services/Billing", true}},
@@ -75,12 +72,5 @@ func TestResolveCSharp(t *testing.T) {
 		{"one segment is not enough", "src/Web/Controllers/Home.cs", "Other.Models", Resolution{}},
 		{"framework", "src/Web/Controllers/Home.cs", "System.Collections.Generic", Resolution{}},
 		{"package sharing only a first segment", "src/Web/Controllers/Home.cs", "Acme.Logging", Resolution{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := r.Resolve(tc.from, discover.LangCSharp, tc.spec); got != tc.want {
-				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
-			}
-		})
-	}
+	})
 }

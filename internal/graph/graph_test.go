@@ -113,3 +113,23 @@ func TestResolveGoSourceTree(t *testing.T) {
 		}
 	}
 }
+
+// resolveCase is one Resolve call and the resolution it must give.
+type resolveCase struct {
+	name, from, spec string
+	want             Resolution
+}
+
+// checkResolve runs each case as a parallel subtest of
+// r.Resolve(from, lang, spec).
+func checkResolve(t *testing.T, r *Resolver, lang string, cases []resolveCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := r.Resolve(tc.from, lang, tc.spec); got != tc.want {
+				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
+			}
+		})
+	}
+}

@@ -47,10 +47,7 @@ func TestResolveInclude(t *testing.T) {
 		"tests/util.h",
 	}
 	r := NewResolver(files, nil)
-	for _, tc := range []struct {
-		name, from, spec string
-		want             Resolution
-	}{
+	checkResolve(t, r, discover.LangC, []resolveCase{
 		{"same directory", "src/main.c", `"util.h"`, Resolution{"src/util.h", true}},
 		{"relative subdirectory", "src/main.c", `"net/conn.h"`, Resolution{"src/net/conn.h", true}},
 		{"relative parent", "src/net/conn.c", `"../util.h"`, Resolution{"src/util.h", true}},
@@ -70,12 +67,5 @@ func TestResolveInclude(t *testing.T) {
 		{"angle not under include/, root", "src/main.c", "<config.h>", Resolution{}},
 		{"angle above the root", "src/main.c", "<../x.h>", Resolution{}},
 		{"malformed", "src/main.c", `""`, Resolution{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := r.Resolve(tc.from, discover.LangC, tc.spec); got != tc.want {
-				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
-			}
-		})
-	}
+	})
 }

@@ -63,6 +63,25 @@ func (r *Resolver) suffixFiles(rel string) []string {
 	return out
 }
 
+// mostSpelled returns, among cands, the one nearest from (closest) of
+// those with the highest score, which must be at least need; "" when
+// none reaches it. score counts how much of a name a candidate spells.
+func mostSpelled(from string, cands []string, need int, score func(string) int) string {
+	var best []string
+	bestN := 0
+	for _, c := range cands {
+		n := score(c)
+		switch {
+		case n < need || n < bestN:
+		case n > bestN:
+			best, bestN = []string{c}, n
+		default:
+			best = append(best, c)
+		}
+	}
+	return closest(from, best)
+}
+
 // suffixDirs returns the directories whose path is rel or ends in
 // "/"+rel and that keep(dir) accepts.
 func (r *Resolver) suffixDirs(rel string, keep func(string) bool) []string {

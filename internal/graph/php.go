@@ -124,11 +124,7 @@ func phpUses(s []byte, n int) []Import {
 // only when it resolves.
 func (r *Resolver) resolvePHP(from, spec string) Resolution {
 	if rel, ok := strings.CutPrefix(spec, "__DIR__"); ok {
-		t := path.Join(path.Dir(from), "./"+rel)
-		if !strings.HasPrefix(t, "../") && r.files[t] {
-			return Resolution{Target: t, Internal: true}
-		}
-		return Resolution{Internal: true}
+		return r.besideFile(from, "./"+rel)
 	}
 	kind := ""
 	for _, k := range []string{"function ", "const "} {
@@ -161,12 +157,12 @@ func (r *Resolver) resolvePHP(from, spec string) Resolution {
 			return Resolution{}
 		}
 		segs = segs[:len(segs)-1]
-		if d := r.phpBest(from, segs, r.namedDirs(segs[len(segs)-1]), false); d != "" {
+		if d := phpBest(from, segs, r.namedDirs(segs[len(segs)-1]), false); d != "" {
 			return Resolution{Target: d, Internal: true}
 		}
 		return Resolution{}
 	}
-	if f := r.phpBest(from, segs, r.namedFiles(segs[len(segs)-1]+".php"), true); f != "" {
+	if f := phpBest(from, segs, r.namedFiles(segs[len(segs)-1]+".php"), true); f != "" {
 		return Resolution{Target: f, Internal: true}
 	}
 	return Resolution{}
@@ -185,11 +181,9 @@ func (r *Resolver) namedDirs(base string) []string {
 // phpBest returns the candidate whose trailing path elements spell the
 // most trailing segments of a namespaced name (file: the last element
 // is "Name.php"), needing two or the whole name.
-func (r *Resolver) phpBest(from string, segs, cands []string, file bool) string {
+func phpBest(from string, segs, cands []string, file bool) string {
 	need := min(2, len(segs))
-	var best []string
-	bestN := 0
-	for _, c := range cands {
+	return mostSpelled(from, cands, need, func(c string) int {
 		p := c
 		if file {
 			p = strings.TrimSuffix(c, ".php")
@@ -202,13 +196,6 @@ func (r *Resolver) phpBest(from string, segs, cands []string, file bool) string 
 		if n == 1 && need == 2 && file && (strings.EqualFold(path.Base(p), "src") || strings.EqualFold(path.Base(p), "lib")) {
 			n = 2 // a package's top class: Vendor\Pkg\ maps to src/
 		}
-		switch {
-		case n < need || n < bestN:
-		case n > bestN:
-			best, bestN = []string{c}, n
-		default:
-			best = append(best, c)
-		}
-	}
-	return closest(from, best)
+		return n
+	})
 }

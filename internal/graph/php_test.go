@@ -60,10 +60,7 @@ func TestResolvePHP(t *testing.T) {
 	files := []string{"app/Models/User.php", "app/Http/Controller.php", "app/Support/Str.php", "app/Support/helpers.php",
 		"src/Billing.php", "bootstrap.php", "app/config.php", "lib/legacy.php", "tests/Models/User.php"}
 	r := NewResolver(files, nil)
-	for _, tc := range []struct {
-		name, from, spec string
-		want             Resolution
-	}{
+	checkResolve(t, r, discover.LangPHP, []resolveCase{
 		{"psr-4", "app/Http/Controller.php", `App\Models\User`, Resolution{"app/Models/User.php", true}},
 		{"nearest of two", "tests/Models/UserTest.php", `Tests\Models\User`, Resolution{"tests/Models/User.php", true}},
 		{"prefix mapped to src", "app/Http/Controller.php", `Acme\Billing`, Resolution{"src/Billing.php", true}},
@@ -75,12 +72,5 @@ func TestResolvePHP(t *testing.T) {
 		{"plain require, include path", "app/Http/Controller.php", "legacy.php", Resolution{"lib/legacy.php", true}},
 		{"composer autoload", "app/Http/Controller.php", "vendor/autoload.php", Resolution{}},
 		{"library class", "app/Http/Controller.php", `Psr\Log\LoggerInterface`, Resolution{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := r.Resolve(tc.from, discover.LangPHP, tc.spec); got != tc.want {
-				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
-			}
-		})
-	}
+	})
 }

@@ -223,6 +223,18 @@ func (r *Resolver) pyModule(dir, module string) string {
 	return ""
 }
 
+// besideFile resolves rel against the importing file's directory: to the
+// file when the repository has it; otherwise the import is still internal
+// (a relative path names the project's own code) but resolves to nothing,
+// as when it leaves the repository.
+func (r *Resolver) besideFile(from, rel string) Resolution {
+	t := path.Join(path.Dir(from), rel)
+	if strings.HasPrefix(t, "../") || !r.files[t] {
+		return Resolution{Internal: true}
+	}
+	return Resolution{Target: t, Internal: true}
+}
+
 // jsExts are tried, in order, after a relative specifier without a
 // known extension, and as index files of a directory.
 var jsExts = []string{".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}

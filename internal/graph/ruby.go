@@ -57,11 +57,7 @@ func (r *Resolver) resolveRuby(from, spec string) Resolution {
 		rb += ".rb"
 	}
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
-		t := path.Join(path.Dir(from), rb)
-		if !strings.HasPrefix(t, "../") && r.files[t] {
-			return Resolution{Target: t, Internal: true}
-		}
-		return Resolution{Internal: true}
+		return r.besideFile(from, rb)
 	}
 	if strings.HasPrefix(spec, "/") {
 		return Resolution{}

@@ -36,10 +36,7 @@ func TestResolveRuby(t *testing.T) {
 	files := []string{"lib/mygem.rb", "lib/mygem/version.rb", "test/helper.rb", "test/unit_test.rb",
 		"plugins/extra/lib/extra.rb", "Rakefile"}
 	r := NewResolver(files, nil)
-	for _, tc := range []struct {
-		name, from, spec string
-		want             Resolution
-	}{
+	checkResolve(t, r, discover.LangRuby, []resolveCase{
 		{"relative", "test/unit_test.rb", "./helper", Resolution{"test/helper.rb", true}},
 		{"relative parent", "test/unit_test.rb", "../lib/mygem", Resolution{"lib/mygem.rb", true}},
 		{"relative with extension", "test/unit_test.rb", "./helper.rb", Resolution{"test/helper.rb", true}},
@@ -50,12 +47,5 @@ func TestResolveRuby(t *testing.T) {
 		{"gem", "test/unit_test.rb", "json", Resolution{}},
 		{"test load path", "test/unit_test.rb", "helper", Resolution{"test/helper.rb", true}},
 		{"not on a load path", "Rakefile", "plugins/extra", Resolution{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := r.Resolve(tc.from, discover.LangRuby, tc.spec); got != tc.want {
-				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
-			}
-		})
-	}
+	})
 }

@@ -354,11 +354,7 @@ func (r *Resolver) resolveRust(from, spec string) Resolution {
 	m := r.rustModOf(from)
 	if rest, ok := strings.CutPrefix(spec, "mod "); ok {
 		if p, err := strconv.Unquote(rest); err == nil {
-			t := path.Join(path.Dir(from), p)
-			if strings.HasPrefix(t, "../") || !r.files[t] {
-				return Resolution{Internal: true}
-			}
-			return Resolution{Target: t, Internal: true}
+			return r.besideFile(from, p)
 		}
 		full := append(append([]string(nil), m.path...), strings.Split(rest, "::")...)
 		return Resolution{Target: r.rustFile(m, full), Internal: true}

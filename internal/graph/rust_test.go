@@ -88,10 +88,7 @@ func TestResolveRust(t *testing.T) {
 		"crates/my-util/Cargo.toml", "crates/my-util/src/lib.rs", "crates/my-util/src/fmt.rs",
 	}
 	r := NewResolver(files, nil)
-	for _, tc := range []struct {
-		name, from, spec string
-		want             Resolution
-	}{
+	checkResolve(t, r, discover.LangRust, []resolveCase{
 		{"crate module", "src/a/b.rs", "crate::c::d::Thing", Resolution{"src/c/d.rs", true}},
 		{"crate mod.rs", "src/a.rs", "crate::c", Resolution{"src/c/mod.rs", true}},
 		{"crate item in the root", "src/a.rs", "crate::Error", Resolution{"src/lib.rs", true}},
@@ -126,14 +123,7 @@ func TestResolveRust(t *testing.T) {
 		{"external crate", "src/a.rs", "serde::Serialize", Resolution{}},
 		{"extern crate external", "src/lib.rs", "extern crate libc", Resolution{}},
 		{"not a child of this module", "src/a.rs", "c::d", Resolution{}}, // Rust 2015 crate-relative: not followed
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := r.Resolve(tc.from, discover.LangRust, tc.spec); got != tc.want {
-				t.Errorf("Resolve(%s, %q) = %+v, want %+v", tc.from, tc.spec, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestResolveRustCrateNames: declared crate names replace the directory
