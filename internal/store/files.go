@@ -39,10 +39,8 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 	where := ``
 	var args []any
 	if len(kinds) > 0 {
-		where += ` AND kind IN (?` + strings.Repeat(",?", len(kinds)-1) + `)`
-		for _, k := range kinds {
-			args = append(args, k)
-		}
+		where += ` AND kind IN ` + placeholders(len(kinds))
+		args = stringArgs(kinds)
 	}
 	if prefix != "" {
 		where += ` AND (path = ? OR path LIKE ? ESCAPE '\')`
@@ -87,13 +85,9 @@ func (db *DB) NamesByName(ctx context.Context, names []string, limit int) ([]Chu
 	if len(names) == 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, len(names)+1)
-	for _, n := range names {
-		args = append(args, n)
-	}
-	args = append(args, limit)
+	args := append(stringArgs(names), limit)
 	q := `SELECT n.name, n.kind, n.line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
-WHERE n.name COLLATE NOCASE IN (?` + strings.Repeat(",?", len(names)-1) + `) ORDER BY f.path, n.line LIMIT ?`
+WHERE n.name COLLATE NOCASE IN ` + placeholders(len(names)) + ` ORDER BY f.path, n.line LIMIT ?`
 	return collect(ctx, db.r, "names", q, args, func(rows *sql.Rows, r *ChunkRow) error {
 		err := rows.Scan(&r.Name, &r.Kind, &r.StartLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
 		r.Symbol, r.EndLine, r.StartByte, r.EndByte = r.Name, r.StartLine, -1, -1

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Meta keys written by the engine.
@@ -65,11 +64,7 @@ func (db *DB) MetaKeys(ctx context.Context, keys ...string) (map[string]string, 
 	if len(keys) == 0 {
 		return map[string]string{}, nil
 	}
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	return db.metaQuery(ctx, `SELECT key, value FROM meta WHERE key IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, args...)
+	return db.metaQuery(ctx, `SELECT key, value FROM meta WHERE key IN `+placeholders(len(keys)), stringArgs(keys)...)
 }
 
 func (db *DB) metaQuery(ctx context.Context, q string, args ...any) (map[string]string, error) {

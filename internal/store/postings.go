@@ -143,21 +143,15 @@ func appendEntry(dst []byte, delta int64, dl uint64, tf *[NumColumns]uint32) []b
 
 // posting is one decoded entry.
 type posting struct {
-	id int64
-	dl uint32 // tokens over all columns
-	tf [NumColumns]uint32
+	id   int64
+	dl   uint32 // tokens over all columns
+	mask uint8  // the columns holding the term (tf[c] > 0)
+	tf   [NumColumns]uint32
 }
 
 // holds reports whether the entry's chunk holds the term in a column of
 // mask.
-func (p *posting) holds(mask uint8) bool {
-	for c := range NumColumns {
-		if mask&(1<<c) != 0 && p.tf[c] > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (p *posting) holds(mask uint8) bool { return p.mask&mask != 0 }
 
 // allColumns is the column mask of every column.
 const allColumns = 1<<NumColumns - 1
@@ -179,34 +173,44 @@ func livePostings(rows [][]byte, dead map[int64]bool, mask uint8, f func(p *post
 
 // decodePostings calls f with each entry of a postings row's data.
 func decodePostings(data []byte, f func(p *posting)) error {
+	return decodeEntries(data, func(p *posting, _ int) { f(p) })
+}
+
+// decodeEntries calls f with each entry of a postings row's data and the
+// offset in data just past the entry's id delta (where a row re-based on
+// another first id continues unchanged).
+func decodeEntries(data []byte, f func(p *posting, at int)) error {
 	var p posting
-	var id int64
-	for len(data) > 0 {
-		d, n := binary.Uvarint(data)
+	off := 0
+	for off < len(data) {
+		d, n := binary.Uvarint(data[off:])
 		if n <= 0 {
 			return errCorruptPostings
 		}
-		data = data[n:]
-		dl, n := binary.Uvarint(data)
-		if n <= 0 || len(data) < n+1 {
+		off += n
+		at := off
+		dl, n := binary.Uvarint(data[off:])
+		if n <= 0 || off+n >= len(data) {
 			return errCorruptPostings
 		}
-		mask := data[n]
-		data = data[n+1:]
-		id += int64(d)
-		p.id, p.dl = id, uint32(dl)
+		off += n
+		mask := data[off]
+		p.mask = mask
+		off++
+		p.id += int64(d)
+		p.dl = uint32(dl)
 		for c := range NumColumns {
 			p.tf[c] = 0
 			if mask&(1<<c) != 0 {
-				v, n := binary.Uvarint(data)
+				v, n := binary.Uvarint(data[off:])
 				if n <= 0 {
 					return errCorruptPostings
 				}
 				p.tf[c] = uint32(v)
-				data = data[n:]
+				off += n
 			}
 		}
-		f(&p)
+		f(&p, at)
 	}
 	return nil
 }
@@ -348,6 +352,13 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	if q.Groups != nil {
 		later = make([][]contribution, len(q.Terms))
 	}
+	// The column weights, zero outside the searched columns.
+	var w [NumColumns]float64
+	for c := range NumColumns {
+		if colMask&(1<<c) != 0 {
+			w[c] = q.Weights[c]
+		}
+	}
 	var entries []posting
 	for ti, t := range q.Terms {
 		entries = entries[:0]
@@ -370,10 +381,8 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		for i := range entries {
 			p := &entries[i]
 			f := 0.0
-			for c := range NumColumns {
-				if colMask&(1<<c) != 0 {
-					f += q.Weights[c] * float64(p.tf[c])
-				}
+			for c, wc := range w {
+				f += wc * float64(p.tf[c])
 			}
 			score := idf * (f * (bm25K1 + 1)) / (f + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
 			if later != nil {
@@ -433,7 +442,7 @@ func (db *DB) chunksOfFiles(ctx context.Context, fileIDs []int64) (map[int64]boo
 // termRows returns the data of each term's postings rows, by term.
 func (db *DB) termRows(ctx context.Context, terms []string) (map[string][][]byte, error) {
 	out := make(map[string][][]byte, len(terms))
-	err := each(ctx, db.r, "postings", `SELECT term, data FROM postings WHERE term IN (?`+strings.Repeat(",?", len(terms)-1)+`)`, stringArgs(terms), func(rows *sql.Rows) error {
+	err := each(ctx, db.r, "postings", `SELECT term, data FROM postings WHERE term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
 		var data []byte
 		err := rows.Scan(&t, &data)
@@ -441,14 +450,6 @@ func (db *DB) termRows(ctx context.Context, terms []string) (map[string][][]byte
 		return err
 	})
 	return out, err
-}
-
-func stringArgs(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // TermChunks returns the ids of the live chunks holding term in one of
@@ -483,7 +484,7 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 	for _, t := range terms {
 		out[t] = 0
 	}
-	err := each(ctx, db.r, "document frequencies", `SELECT term, sum(n) FROM postings WHERE term IN (?`+strings.Repeat(",?", len(terms)-1)+`) GROUP BY term`, stringArgs(terms), func(rows *sql.Rows) error {
+	err := each(ctx, db.r, "document frequencies", `SELECT term, sum(n) FROM postings WHERE term IN `+placeholders(len(terms))+` GROUP BY term`, stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
 		var n int
 		err := rows.Scan(&t, &n)
@@ -884,14 +885,14 @@ func (m *merger) flush() (out mergedRow, ok bool, err error) {
 		first, head := int64(-1), 0
 		var last int64
 		n := 0
-		if err := walkIDs(data, func(id int64, at int) {
+		if err := decodeEntries(data, func(p *posting, at int) {
 			if first < 0 {
-				first, head = id, at
+				first, head = p.id, at
 			}
-			if m.dead[id] {
+			if m.dead[p.id] {
 				concat = false
 			}
-			last = id
+			last = p.id
 			n++
 		}); err != nil {
 			return out, false, err
@@ -937,37 +938,4 @@ func (m *merger) flush() (out mergedRow, ok bool, err error) {
 type mergedRow struct {
 	n    int
 	data []byte
-}
-
-// walkIDs calls f with each entry's chunk id and the offset in data just
-// past the entry's id delta, without decoding the rest.
-func walkIDs(data []byte, f func(id int64, at int)) error {
-	var id int64
-	off := 0
-	for off < len(data) {
-		d, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			return errCorruptPostings
-		}
-		off += n
-		id += int64(d)
-		f(id, off)
-		_, n = binary.Uvarint(data[off:])
-		if n <= 0 || off+n >= len(data) {
-			return errCorruptPostings
-		}
-		off += n
-		mask := data[off]
-		off++
-		for c := range NumColumns {
-			if mask&(1<<c) != 0 {
-				_, n := binary.Uvarint(data[off:])
-				if n <= 0 {
-					return errCorruptPostings
-				}
-				off += n
-			}
-		}
-	}
-	return nil
 }

@@ -101,24 +101,10 @@ type ChunkRow struct {
 const chunkCols = `c.id, c.file_id, c.kind, c.symbol, c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
 
 func (db *DB) queryChunks(ctx context.Context, where string, args ...any) ([]ChunkRow, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading chunks: %v", err)
-	}
-	defer rows.Close()
-	var out []ChunkRow
-	for rows.Next() {
-		var r ChunkRow
-		if err := rows.Scan(&r.ID, &r.FileID, &r.Kind, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
-			&r.StartByte, &r.EndByte, &r.Part, &r.EmbedKey, &r.Path, &r.Language, &r.FileSize, &r.FileTime); err != nil {
-			return nil, fmt.Errorf("reading chunks: %v", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading chunks: %v", err)
-	}
-	return out, nil
+	return collect(ctx, db.r, "chunks", `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args, func(rows *sql.Rows, r *ChunkRow) error {
+		return rows.Scan(&r.ID, &r.FileID, &r.Kind, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
+			&r.StartByte, &r.EndByte, &r.Part, &r.EmbedKey, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
+	})
 }
 
 // Chunks returns the chunks with the given ids, in no particular order;
@@ -145,12 +131,8 @@ func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]Ch
 	if len(names) == 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, len(names)+1)
-	for _, n := range names {
-		args = append(args, n)
-	}
-	args = append(args, limit)
-	return db.queryChunks(ctx, `c.name <> '' AND c.name COLLATE NOCASE IN (?`+strings.Repeat(",?", len(names)-1)+`) ORDER BY f.path, c.start_byte LIMIT ?`, args...)
+	args := append(stringArgs(names), limit)
+	return db.queryChunks(ctx, `c.name <> '' AND c.name COLLATE NOCASE IN `+placeholders(len(names))+` ORDER BY f.path, c.start_byte LIMIT ?`, args...)
 }
 
 // FileChunks returns the chunks of one file ordered by position.

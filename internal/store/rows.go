@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // querier is a connection pool or a transaction.
@@ -43,4 +44,18 @@ func each(ctx context.Context, conn querier, what, query string, args []any, f f
 		return fmt.Errorf("reading %s: %v", what, err)
 	}
 	return nil
+}
+
+// stringArgs returns ss as query arguments.
+func stringArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// placeholders returns "(?,?,…)" with n ≥ 1 parameters, for IN lists.
+func placeholders(n int) string {
+	return "(?" + strings.Repeat(",?", n-1) + ")"
 }
