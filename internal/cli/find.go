@@ -62,12 +62,12 @@ repository builds the index first.`,
 				return flagError{fmt.Errorf("--budget must be positive")}
 			}
 			if opts.mode != "" {
-				m, ok := findModes[opts.mode]
+				m, ok := engine.Modes[opts.mode]
 				if !ok {
 					return flagError{fmt.Errorf("--mode %q: want quick, balanced or deep", opts.mode)}
 				}
 				if opts.budget == 0 {
-					opts.budget = m.budget
+					opts.budget = m.Budget
 				}
 			} else if opts.budget > 0 {
 				opts.mode = "balanced"
@@ -110,7 +110,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	resp, err := e.Find(ctx, engine.FindRequest{
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
-		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress, Expand: findModes[opts.mode].expand,
+		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress, Expand: engine.Modes[opts.mode].Expand,
 	})
 	finish()
 	if err != nil {
@@ -199,17 +199,6 @@ func printCode(w io.Writer, code string, start int) {
 // packCandidates is how many ranked hits --budget packs from when
 // --limit is not given.
 const packCandidates = 30
-
-// findModes are the --mode presets: the token budget and the context
-// added around the best hits (the same as codebase_retrieval's modes).
-var findModes = map[string]struct {
-	budget int
-	expand engine.ExpandOptions
-}{
-	"quick":    {budget: 4000},
-	"balanced": {budget: 8000, expand: engine.BalancedExpansion},
-	"deep":     {budget: 16000, expand: engine.DeepExpansion},
-}
 
 // packResults replaces resp's results by a pack within opts.budget
 // tokens: the segments of pack.Select, each with its code, counted as

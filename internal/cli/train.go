@@ -45,8 +45,8 @@ to the built-in model.`,
 			return runTrain(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.epochs, "epochs", 2, "passes over the repository's pairs")
-	cmd.Flags().DurationVar(&opts.timeBudget, "time-budget", 2*time.Minute, "stop training after this long")
+	cmd.Flags().IntVar(&opts.epochs, "epochs", engine.DefaultAdaptEpochs, "passes over the repository's pairs")
+	cmd.Flags().DurationVar(&opts.timeBudget, "time-budget", engine.DefaultAdaptTimeBudget, "stop training after this long")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "keep the adapted model even if it does not beat the built-in one")
 	cmd.Flags().BoolVar(&opts.remove, "remove", false, "delete the adapted model and rebuild the index with the built-in one")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "print the training log")
@@ -91,11 +91,11 @@ func runTrain(ctx context.Context, opts *trainOptions) error {
 		fmt.Fprintf(d.IO.Out, "mined %d training and %d held-out pairs from %d files\n", rep.Pairs, rep.HeldOut, rep.Files)
 		fmt.Fprintf(d.IO.Out, "held-out MRR@10: built-in model %.3f, adapted %.3f (BM25 over the same code %.3f) in %s\n",
 			rep.Before.Dense, rep.After.Dense, rep.Before.BM25, rep.Duration)
-		if !rep.Kept {
+		if rep.Kept {
+			fmt.Fprintf(d.IO.Out, "stored %s as %s; rebuilding the index with it\n", rep.Model, rep.Path)
+		} else {
 			fmt.Fprintf(d.IO.Out, "the adapted model is no better on the held-out pairs, so the built-in one stays (--force keeps it anyway)\n")
-			return nil
 		}
-		fmt.Fprintf(d.IO.Out, "stored %s as %s; rebuilding the index with it\n", rep.Model, rep.Path)
 	}
 	if !rep.Kept {
 		return nil

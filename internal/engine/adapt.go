@@ -28,9 +28,9 @@ const AdaptedModelName = "ctx-code-adapted"
 // AdaptOptions configures [Engine.Adapt]; zero fields take the defaults
 // shown.
 type AdaptOptions struct {
-	Epochs     int           // passes over the repository's pairs; 2
+	Epochs     int           // passes over the repository's pairs; DefaultAdaptEpochs
 	LR         float64       // Adagrad learning rate; 0.01 (the shipped model trained at 0.05)
-	TimeBudget time.Duration // stop training after this long; 2 minutes
+	TimeBudget time.Duration // stop training after this long; DefaultAdaptTimeBudget
 	Seed       uint64        // shuffling seed; 1
 	// Force keeps the adapted model even when it does not beat the
 	// built-in one on the held-out pairs.
@@ -38,6 +38,12 @@ type AdaptOptions struct {
 	// Progress receives the training log; nil discards it.
 	Progress io.Writer
 }
+
+// The defaults of [AdaptOptions] (and of ctx train's flags).
+const (
+	DefaultAdaptEpochs     = 2
+	DefaultAdaptTimeBudget = 2 * time.Minute
+)
 
 // AdaptReport is what [Engine.Adapt] did.
 type AdaptReport struct {
@@ -91,7 +97,7 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 	}
 	o := train.Options{
 		Init:       base,
-		Epochs:     cmp.Or(opts.Epochs, 2),
+		Epochs:     cmp.Or(opts.Epochs, DefaultAdaptEpochs),
 		LR:         opts.LR,
 		Seed:       cmp.Or(opts.Seed, 1),
 		TimeBudget: opts.TimeBudget,
@@ -103,7 +109,7 @@ func (e *Engine) Adapt(ctx context.Context, opts AdaptOptions) (*AdaptReport, er
 		o.LR = 0.01
 	}
 	if o.TimeBudget <= 0 {
-		o.TimeBudget = 2 * time.Minute
+		o.TimeBudget = DefaultAdaptTimeBudget
 	}
 	res, err := train.Train(ctx, trainSet, heldout, o)
 	if err != nil {

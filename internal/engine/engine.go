@@ -171,10 +171,7 @@ type Identity struct {
 
 // Identity returns the identity this engine writes into an index it
 // builds (an index with another one is rebuilt by [Engine.Index]).
-func (e *Engine) Identity() Identity { return e.identity() }
-
-// identity returns the identity this build would write.
-func (e *Engine) identity() Identity {
+func (e *Engine) Identity() Identity {
 	id := Identity{Schema: store.SchemaVersion, Chunker: chunk.Version, Analyzer: analyze.Version, Model: "none"}
 	if e.emb != nil {
 		id.Model = e.emb.Model().String()
@@ -215,7 +212,7 @@ func (e *Engine) checkIdentity(ctx context.Context, db *store.DB) (stored string
 	if err != nil {
 		return "", false, err
 	}
-	return stored, stored == e.identity().Hash, nil
+	return stored, stored == e.Identity().Hash, nil
 }
 
 func walkOptions(cfg config.Config) *discover.Options {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/store"
@@ -42,6 +41,21 @@ var (
 	BalancedExpansion = ExpandOptions{Seeds: 3, Headers: true, Callees: true, MaxCallees: 3, Callers: true, MaxCallers: 3}
 	DeepExpansion     = ExpandOptions{Seeds: 8, Headers: true, Callees: true, MaxCallees: 6, Neighbours: true, Callers: true, MaxCallers: 8}
 )
+
+// Mode is a retrieval preset: the token budget of the answer (o200k_base
+// tokens) and the context expanded around its best hits.
+type Mode struct {
+	Budget int
+	Expand ExpandOptions
+}
+
+// Modes are the presets of `ctx find --mode` and codebase_retrieval's
+// mode, by name.
+var Modes = map[string]Mode{
+	"quick":    {Budget: 4000},
+	"balanced": {Budget: 8000, Expand: BalancedExpansion},
+	"deep":     {Budget: 16000, Expand: DeepExpansion},
+}
 
 // Lines kept of an expanded definition: its header and first lines are
 // what a reader needs to use it, not its whole body.
@@ -86,18 +100,19 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 	}
 	defer release()
 	var out []Hit
-	covered := func(p string, start, end int) bool {
-		for _, h := range slices.Concat(hits, out) {
-			if h.Path == p && h.StartLine <= start && end <= h.EndLine {
-				return true
-			}
-		}
-		return false
+	covers := func(h Hit, p string, start, end int) bool {
+		return h.Path == p && h.StartLine <= start && end <= h.EndLine
 	}
-	add := func(r store.ChunkRow, score float64, maxLines int, why string) {
+	// add adds the first maxLines lines of r unless a hit or an earlier
+	// piece already shows them, and reports whether it did.
+	add := func(r store.ChunkRow, score float64, maxLines int, why string) bool {
 		end := min(r.EndLine, r.StartLine+maxLines-1)
-		if covered(r.Path, r.StartLine, end) {
-			return
+		for _, hs := range [][]Hit{hits, out} {
+			for _, h := range hs {
+				if covers(h, r.Path, r.StartLine, end) {
+					return false
+				}
+			}
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: end, Score: round(score), Language: r.Language, Kind: r.Kind,
 			Symbol: r.Symbol, Summary: r.Summary, Boosts: []string{"expanded: " + why}, Context: why, StartByte: r.StartByte, EndByte: r.EndByte}
@@ -106,6 +121,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 			h.StartByte, h.EndByte = -1, -1 // read the cut by lines
 		}
 		out = append(out, h)
+		return true
 	}
 	for _, seed := range hits[:min(o.Seeds, len(hits))] {
 		if o.Headers && seed.breadcrumb != "" {
@@ -148,16 +164,19 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 			return nil, err
 		}
 		n := 0
+		chunks := map[string][]store.ChunkRow{} // by path: references share files
 		for _, r := range refs {
 			if n == o.MaxCallers {
 				break
 			}
-			rows, err := v.db.FileChunks(ctx, r.Path)
-			if err != nil {
-				return nil, err
+			rows, ok := chunks[r.Path]
+			if !ok {
+				if rows, err = v.db.FileChunks(ctx, r.Path); err != nil {
+					return nil, err
+				}
+				chunks[r.Path] = rows
 			}
-			if c, ok := innermost(rows, r.Line); ok && !covered(c.Path, c.StartLine, min(c.EndLine, c.StartLine+calleeLines-1)) {
-				add(c, hits[0].Score*expandedScore, calleeLines, "calls "+hits[0].Symbol)
+			if c, ok := innermost(rows, r.Line); ok && add(c, hits[0].Score*expandedScore, calleeLines, "calls "+hits[0].Symbol) {
 				n++
 			}
 		}
@@ -187,12 +206,22 @@ func bestOwner(rows []store.ChunkRow, owner, seedPath string) (store.ChunkRow, b
 	return best, rank >= 2
 }
 
-var typeKinds = map[string]bool{"class": true, "struct": true, "interface": true, "trait": true, "enum": true, "type": true, "impl": true, "module": true}
+// typeKinds holds store.TypeKinds.
+var typeKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range store.TypeKinds {
+		m[k] = true
+	}
+	return m
+}()
 
 // expandCallees adds the definitions seed calls that its file's imports
 // (or its Go package) hold.
-func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max int, add func(store.ChunkRow, float64, int, string)) error {
-	code := e.Code(seed)
+func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max int, add func(store.ChunkRow, float64, int, string) bool) error {
+	code := seed.Code // set by a Full find
+	if code == "" {
+		code = e.Code(seed)
+	}
 	seen := map[string]bool{}
 	var names []string
 	own, _ := splitSymbol(seed.Symbol)

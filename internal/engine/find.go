@@ -129,7 +129,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, err
 	}
 	defer release()
-	if v.stored != e.identity().Hash {
+	if v.stored != e.Identity().Hash {
 		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
 	}
 	db, gen, total := v.db, v.gen, v.total

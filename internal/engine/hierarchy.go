@@ -298,6 +298,9 @@ func (e *Engine) Callees(ctx context.Context, symbol, hintPath string, limit int
 		}
 	}
 	out := make([]Callee, 0, len(calls))
+	// One linker for every call: its cache of def.Path's imports is
+	// read once.
+	l := newLinker(ctx, v.db, nil, nil)
 	for _, c := range calls {
 		cl := Callee{Name: c.name, Line: c.line, Text: c.text}
 		if d := byName[c.name]; len(d) > 0 {
@@ -305,7 +308,8 @@ func (e *Engine) Callees(ctx context.Context, symbol, hintPath string, limit int
 			if c.qual != "" {
 				before = c.qual + "."
 			}
-			cl.Definition, cl.Confidence = newLinker(ctx, v.db, d, nil).link(def.Path, before)
+			l.defs = d
+			cl.Definition, cl.Confidence = l.link(def.Path, before)
 		} else {
 			cl.Confidence = 0.2
 		}

@@ -68,7 +68,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	prevGen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
 	if opts.Rebuild || stored != "" && !ok {
 		if !opts.Rebuild {
-			e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.identity().Hash)
+			e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.Identity().Hash)
 		}
 		db.Close()
 		if err := removeDB(e.dbPath); err != nil {
@@ -102,7 +102,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err != nil {
 		return nil, err
 	}
-	id := e.identity()
+	id := e.Identity()
 	model := id.Model
 	// Write the derived vector file before the generation is committed,
 	// so a server that sees the new generation finds its vectors ready

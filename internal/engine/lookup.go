@@ -710,7 +710,7 @@ func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 	case "":
 		release()
 		return nil, nil, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
-	case e.identity().Hash:
+	case e.Identity().Hash:
 		return v, release, nil
 	}
 	release()

@@ -58,7 +58,7 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	if err := e.ensureDims(ctx); err != nil {
 		return nil, err
 	}
-	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.identity(), Skips: map[string]int{}}
+	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.Identity(), Skips: map[string]int{}}
 	counts, err := db.Count(ctx)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,8 @@ import (
 // Token budgets of codebase_retrieval, in o200k_base tokens of the text
 // content returned.
 const (
-	// DefaultMaxTokens is the budget of a balanced call without max_tokens.
+	// DefaultMaxTokens is the budget of a balanced call without max_tokens
+	// (engine.Modes["balanced"]).
 	DefaultMaxTokens = 8000
 	// MaxMaxTokens caps any call: larger outputs are refused or cut by
 	// common clients (25k in Claude Code), and an agent reads a page at a
@@ -124,17 +125,17 @@ type RetrievalOutput struct {
 	Stats  RetrievalStats `json:"stats"`
 }
 
-// modeParams are a mode's defaults: candidates, budget, files and how
-// far context is expanded around the best hits.
+// modeParams are a mode's defaults: its engine preset (budget and
+// context expansion), candidates and files.
 type modeParams struct {
-	limit, tokens, files int
-	expand               engine.ExpandOptions
+	engine.Mode
+	limit, files int
 }
 
 var modes = map[string]modeParams{
-	"quick":    {limit: 10, tokens: 4000, files: 5},
-	"balanced": {limit: 24, tokens: DefaultMaxTokens, files: 10, expand: engine.BalancedExpansion},
-	"deep":     {limit: 48, tokens: 16000, files: 20, expand: engine.DeepExpansion},
+	"quick":    {Mode: engine.Modes["quick"], limit: 10, files: 5},
+	"balanced": {Mode: engine.Modes["balanced"], limit: 24, files: 10},
+	"deep":     {Mode: engine.Modes["deep"], limit: 48, files: 20},
 }
 
 // cursor is the decoded continuation token of a truncated page.
@@ -225,7 +226,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if !slices.Contains([]string{"return_with_warning", "return_top1", "return_empty"}, lowConf) {
 		return nil, out, fmt.Errorf("low_confidence_behavior %q: want return_with_warning, return_top1 or return_empty", in.LowConfidence)
 	}
-	budget := mp.tokens
+	budget := mp.Budget
 	if in.MaxTokens > 0 {
 		budget = in.MaxTokens
 	}
@@ -266,7 +267,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if len(in.ExcludeGlobs) > 0 {
 		limit *= 3
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.expand})
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}

@@ -73,10 +73,16 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 		return nil, err
 	}
 	ids, _ := json.Marshal(inBody)
-	return db.queryChunks(ctx, `c.kind IN ('class','struct','interface','trait','enum','type','impl','module') AND c.part <= 1
+	args := append(stringArgs(TypeKinds), "%"+escapeLike(name)+"%", string(ids), limit)
+	return db.queryChunks(ctx, `c.kind IN `+placeholders(len(TypeKinds))+` AND c.part <= 1
   AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
-  ORDER BY f.path, c.start_line LIMIT ?`, "%"+escapeLike(name)+"%", string(ids), limit)
+  ORDER BY f.path, c.start_line LIMIT ?`, args...)
 }
+
+// TypeKinds are the chunk kinds that define a type others can extend,
+// implement or name as an owner: classes, structs, interfaces, traits,
+// enums, type declarations, impl blocks and modules.
+var TypeKinds = []string{"class", "struct", "interface", "trait", "enum", "type", "impl", "module"}
 
 // NamesByName returns top-level one-line constants and variables named
 // one of names (ignoring case), as chunk rows spanning their one line
