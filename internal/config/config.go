@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config holds every setting. The zero value is not useful; use [Default]
@@ -26,6 +27,11 @@ type Config struct {
 	// MaxFileBytes is the discovery size cap in bytes. Default 1 MiB
 	// (1<<20); CTX_MAX_FILE_BYTES overrides it.
 	MaxFileBytes int64
+	// MaxQueryBytes is the longest query searched, in bytes. A longer one
+	// is cut at a UTF-8 boundary and the answer says so; issue-sized text
+	// fits. Default [DefaultMaxQueryBytes] (32 KiB); CTX_MAX_QUERY_BYTES
+	// overrides it; 0 means the default.
+	MaxQueryBytes int
 	// IncludeSecrets indexes secret files (.env, keys, certificates) too.
 	// Default false; CTX_INCLUDE_SECRETS=1 sets it.
 	IncludeSecrets bool
@@ -76,15 +82,30 @@ type Embed struct {
 	// BatchSize is how many texts go in one request (CTX_EMBED_BATCH).
 	// Default 64.
 	BatchSize int
+	// QueryTimeout bounds embedding a query (retries included); when it
+	// passes, or the provider fails, the search answers from the lexical
+	// channels and says it is degraded. Default [DefaultQueryTimeout]
+	// (2s); CTX_EMBED_QUERY_TIMEOUT overrides it (a Go duration such as
+	// "500ms" or "5s"); 0 means the default.
+	QueryTimeout time.Duration
 }
+
+// Defaults of settings that the zero value leaves to their users.
+const (
+	// DefaultMaxQueryBytes is [Config].MaxQueryBytes when unset.
+	DefaultMaxQueryBytes = 32 << 10
+	// DefaultQueryTimeout is [Embed].QueryTimeout when unset.
+	DefaultQueryTimeout = 2 * time.Second
+)
 
 // Default returns the defaults, with CacheDir and Home resolved from the
 // operating system.
 func Default() Config {
 	c := Config{
-		MaxFileBytes: 1 << 20,
-		LogLevel:     "warn",
-		Embed:        Embed{Provider: "builtin", BatchSize: 64},
+		MaxFileBytes:  1 << 20,
+		MaxQueryBytes: DefaultMaxQueryBytes,
+		LogLevel:      "warn",
+		Embed:         Embed{Provider: "builtin", BatchSize: 64, QueryTimeout: DefaultQueryTimeout},
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
@@ -111,6 +132,13 @@ func Load() (Config, error) {
 			return c, fmt.Errorf("CTX_MAX_FILE_BYTES=%q: want a positive number of bytes", v)
 		}
 		c.MaxFileBytes = n
+	}
+	if v := os.Getenv("CTX_MAX_QUERY_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("CTX_MAX_QUERY_BYTES=%q: want a positive number of bytes", v)
+		}
+		c.MaxQueryBytes = n
 	}
 	if v := os.Getenv("CTX_INCLUDE_SECRETS"); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -155,6 +183,13 @@ func Load() (Config, error) {
 		}
 		c.Embed.BatchSize = n
 	}
+	if v := os.Getenv("CTX_EMBED_QUERY_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("CTX_EMBED_QUERY_TIMEOUT=%q: want a positive duration such as 2s or 500ms", v)
+		}
+		c.Embed.QueryTimeout = d
+	}
 	return c, c.Validate()
 }
 
@@ -175,6 +210,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)
+	}
+	if c.MaxQueryBytes < 0 {
+		return fmt.Errorf("max query bytes %d: want a positive number", c.MaxQueryBytes)
+	}
+	if c.Embed.QueryTimeout < 0 {
+		return fmt.Errorf("embedding query timeout %s: want a positive duration", c.Embed.QueryTimeout)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

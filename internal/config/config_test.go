@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -26,6 +27,9 @@ func TestLoadDefaults(t *testing.T) {
 	if c.MaxFileBytes != 1<<20 || c.Embed.Provider != "builtin" || c.LogLevel != "warn" || c.IncludeSecrets {
 		t.Errorf("defaults = %+v", c)
 	}
+	if c.MaxQueryBytes != 32<<10 || c.Embed.QueryTimeout != 2*time.Second {
+		t.Errorf("MaxQueryBytes, Embed.QueryTimeout = %d, %s; want 32768, 2s", c.MaxQueryBytes, c.Embed.QueryTimeout)
+	}
 }
 
 // TestLoadEnv: every CTX_* variable overrides its default.
@@ -42,13 +46,15 @@ func TestLoadEnv(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "fallback")
 	t.Setenv("CTX_EMBED_DIMS", "256")
 	t.Setenv("CTX_EMBED_BATCH", "8")
+	t.Setenv("CTX_MAX_QUERY_BYTES", "1000")
+	t.Setenv("CTX_EMBED_QUERY_TIMEOUT", "750ms")
 	c, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{c.CacheDir, c.MaxFileBytes, c.IncludeSecrets, c.Exclude, c.LogLevel, c.Embed}
-	want := []any{"/tmp/x", int64(2048), true, []string{"gen/**", "*.pb.go"}, "debug",
-		config.Embed{Provider: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1", APIKey: "fallback", Dims: 256, BatchSize: 8}}
+	got := []any{c.CacheDir, c.MaxFileBytes, c.MaxQueryBytes, c.IncludeSecrets, c.Exclude, c.LogLevel, c.Embed}
+	want := []any{"/tmp/x", int64(2048), 1000, true, []string{"gen/**", "*.pb.go"}, "debug",
+		config.Embed{Provider: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1", APIKey: "fallback", Dims: 256, BatchSize: 8, QueryTimeout: 750 * time.Millisecond}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", d)
 	}
@@ -66,6 +72,10 @@ func TestLoadBadValues(t *testing.T) {
 		{"CTX_INCLUDE_SECRETS", "maybe"},
 		{"CTX_EMBED_DIMS", "x"},
 		{"CTX_EMBED_BATCH", "0"},
+		{"CTX_MAX_QUERY_BYTES", "0"},
+		{"CTX_MAX_QUERY_BYTES", "32k"},
+		{"CTX_EMBED_QUERY_TIMEOUT", "2"},
+		{"CTX_EMBED_QUERY_TIMEOUT", "-1s"},
 		{"CTX_EMBED_PROVIDER", "magic"},
 		{"CTX_LOG_LEVEL", "loud"},
 	} {
@@ -100,7 +110,7 @@ func TestModel2Vec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Embed{Provider: "model2vec", Model: "/models/potion-base-8M", BatchSize: 64}
+	want := config.Embed{Provider: "model2vec", Model: "/models/potion-base-8M", BatchSize: 64, QueryTimeout: config.DefaultQueryTimeout}
 	if d := cmp.Diff(want, c.Embed); d != "" {
 		t.Errorf("Embed mismatch (-want +got):\n%s", d)
 	}
@@ -135,7 +145,7 @@ func TestONNX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Embed{Provider: "onnx", Model: "/models/coderankembed", Library: "/opt/ort/libonnxruntime.so.1", BatchSize: 64}
+	want := config.Embed{Provider: "onnx", Model: "/models/coderankembed", Library: "/opt/ort/libonnxruntime.so.1", BatchSize: 64, QueryTimeout: config.DefaultQueryTimeout}
 	if d := cmp.Diff(want, c.Embed); d != "" {
 		t.Errorf("Embed mismatch (-want +got):\n%s", d)
 	}
@@ -143,7 +153,8 @@ func TestONNX(t *testing.T) {
 
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"CTX_CACHE_DIR", "CTX_MAX_FILE_BYTES", "CTX_INCLUDE_SECRETS", "CTX_EXCLUDE", "CTX_LOG_LEVEL",
-		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH", "CTX_ONNXRUNTIME_LIB"} {
+		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH", "CTX_ONNXRUNTIME_LIB",
+		"CTX_MAX_QUERY_BYTES", "CTX_EMBED_QUERY_TIMEOUT"} {
 		t.Setenv(k, "")
 	}
 }
