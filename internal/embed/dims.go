@@ -24,6 +24,16 @@ type DimsChecker struct {
 // meant for construction, before d is shared.
 func (d *DimsChecker) Set(n int) { d.n.Store(int64(n)) }
 
+// Assume fixes the length to n if it is not known yet, and leaves a known
+// one as it is. Unlike [DimsChecker.Set] it is safe while d is shared: a
+// caller that knows the length from elsewhere (an index built with the
+// same model) uses it instead of asking the service.
+func (d *DimsChecker) Assume(n int) {
+	if n > 0 {
+		d.n.CompareAndSwap(0, int64(n))
+	}
+}
+
 // Dims returns the length, or 0 while it is not known.
 func (d *DimsChecker) Dims() int { return int(d.n.Load()) }
 

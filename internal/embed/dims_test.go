@@ -14,6 +14,7 @@ func TestDimsChecker(t *testing.T) {
 	tests := []struct {
 		name     string
 		set      int
+		assume   int    // passed to Assume after Set
 		lens     []int  // lengths of the vectors checked, in order
 		wantErr  string // error of the last check; "" means all pass
 		wantDims int
@@ -24,12 +25,17 @@ func TestDimsChecker(t *testing.T) {
 		{name: "set length accepted", set: 2, lens: []int{2}, wantDims: 2},
 		{name: "empty vector", lens: []int{0}, wantErr: "empty vector", wantDims: 0},
 		{name: "empty vector teaches nothing", lens: []int{0, 5}, wantDims: 5},
+		{name: "assumed length enforced", assume: 6, lens: []int{5}, wantErr: "got 5, want 6", wantDims: 6},
+		{name: "assumed length accepted", assume: 6, lens: []int{6}, wantDims: 6},
+		{name: "assume leaves a set length", set: 8, assume: 6, lens: []int{8}, wantDims: 8},
+		{name: "assume zero teaches nothing", assume: 0, lens: []int{7}, wantDims: 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var d embed.DimsChecker
 			d.Set(tc.set)
+			d.Assume(tc.assume)
 			var err error
 			for _, n := range tc.lens {
 				err = d.Check(make([]float32, n))

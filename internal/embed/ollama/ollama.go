@@ -135,6 +135,13 @@ func (c *Client) Model() embed.Model {
 	return embed.Model{Provider: "ollama", Name: c.name, Dims: c.dims.Dims()}
 }
 
+// AssumeDims fixes the vector length to n when it is neither configured
+// nor learned yet, so [Client.Model] reports it without a request; every
+// later response is held to it (a vector of another length fails with
+// [embed.ErrDimension]). It is for callers that know the length from an
+// index built with this model.
+func (c *Client) AssumeDims(n int) { c.dims.Assume(n) }
+
 // Embed returns one unit-length vector per text, in order, sending
 // requests of at most Options.BatchSize texts one after another. Empty
 // texts yields no request and an empty result.

@@ -12,7 +12,10 @@
 //     wait, and a remote one that drops connections is better reported
 //     than hammered;
 //   - cancellation of the caller's context ends a wait at once, and the
-//     returned error then matches ctx.Err() with errors.Is.
+//     returned error then matches ctx.Err() with errors.Is;
+//   - a wait that would pass the caller's context deadline is not
+//     started: the last answer is reported at once (a query with a short
+//     deadline learns "HTTP 429" rather than "deadline exceeded").
 //
 // Errors hide HTTP internals (%v) and wrap only causes callers may branch
 // on: [embed.ErrRateLimited] and context errors.
@@ -129,6 +132,12 @@ func (c *Client) Post(ctx context.Context, url string, in, out any) error {
 			return c.statusError(status, body, attempt+1, retryable)
 		}
 		wait := c.wait(attempt, header, time.Now())
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// The wait would outlast the caller's deadline: report the
+			// service's answer now instead of sleeping into a timeout
+			// that would hide it.
+			return fmt.Errorf("%w; not retried: the next attempt (in %s) would pass the deadline", c.statusError(status, body, attempt+1, true), wait.Round(time.Millisecond))
+		}
 		if c.Logger != nil {
 			c.Logger.LogAttrs(ctx, slog.LevelInfo, "embedding request will be retried",
 				slog.Int("status", status), slog.Int("attempt", attempt+1), slog.Duration("wait", wait))

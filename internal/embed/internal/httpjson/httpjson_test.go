@@ -1,6 +1,7 @@
 package httpjson
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -184,6 +185,54 @@ func TestPost(t *testing.T) {
 			}
 			if got := int(n.Load()); got != tc.wantRequests {
 				t.Errorf("server saw %d requests, want %d", got, tc.wantRequests)
+			}
+		})
+	}
+}
+
+// TestPostDeadlineCutsRetries: when the wait before the next retry would
+// pass the context's deadline, Post returns the service's answer at once
+// (still matchable as a rate limit) instead of sleeping into the deadline.
+func TestPostDeadlineCutsRetries(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		status      int
+		retryAfter  string
+		wantErr     error
+		wantErrText string
+	}{
+		{"429 with Retry-After", 429, "30", embed.ErrRateLimited, "HTTP 429 Too Many Requests: slow down; not retried: the next attempt (in 30s) would pass the deadline"},
+		{"503 with backoff", 503, "", nil, "HTTP 503 Service Unavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte("slow down"))
+			}))
+			defer srv.Close()
+			c := &Client{HTTP: srv.Client(), Backoff: 10 * time.Second}
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+			defer cancel()
+			start := time.Now()
+			err := c.Post(ctx, srv.URL, struct{}{}, new(struct{}))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrText) || errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Post = %v, want an error with %q, not a deadline", err, tc.wantErrText)
+			}
+			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("Post error %q is not %v", err, tc.wantErr)
+			}
+			if el := time.Since(start); el > time.Second {
+				t.Errorf("Post took %s, want an answer before the deadline without waiting", el)
+			}
+			if got := n.Load(); got != 1 {
+				t.Errorf("server saw %d requests, want 1", got)
 			}
 		})
 	}
