@@ -64,7 +64,7 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	st := rep.Stats
 	if opts.json {
 		return writeJSON(d.IO.Out, map[string]any{
-			"root": e.Root(), "index_path": e.DBPath(), "generation": rep.Generation, "rebuilt": rep.Rebuilt,
+			"root": e.Root(), "index_path": e.DBPath(), "generation": rep.Generation, "rebuilt": rep.Rebuilt, "resumed": rep.Resumed,
 			"files": st.Discovered, "added": st.Added, "changed": st.Changed, "unchanged": st.Unchanged,
 			"touched": st.Touched, "deleted": st.Deleted, "chunks_written": st.Chunks, "embedded": st.Embedded,
 			"skips": st.SkipCounts(), "duration_ms": st.Duration.Milliseconds(),
@@ -74,6 +74,9 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 		e.Root(), st.Discovered, st.Added, st.Changed, st.Unchanged+st.Touched, st.Deleted, st.Chunks, st.Duration.Round(time.Millisecond))
 	if sk := st.SkipCounts(); len(sk) > 0 {
 		fmt.Fprintf(d.IO.Out, "skipped: %s\n", formatCounts(sk))
+	}
+	if rep.Resumed {
+		fmt.Fprintln(d.IO.Out, "completed the previous index run, which did not finish")
 	}
 	return nil
 }

@@ -82,6 +82,12 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if st.Stale {
 		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)
 	}
+	switch {
+	case st.Indexing:
+		fmt.Fprintf(w, "indexing:      an index run is writing the index now; answers may mix old and new files\n")
+	case st.Incomplete:
+		fmt.Fprintf(w, "incomplete:    the last index run did not finish; files it had not reached answer from their earlier state (run `ctx index` to complete it)\n")
+	}
 	fmt.Fprintf(w, "since indexed: %d changed, %d added, %d deleted", st.Changed, st.Added, st.Deleted)
 	if st.Changed+st.Added+st.Deleted > 0 {
 		fmt.Fprint(w, " (run `ctx index` to refresh)")

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/ctx-dev/ctx/internal/search"
-	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // FindRequest is one search through the engine.
@@ -67,9 +66,16 @@ type FindStats struct {
 	SearchMS        float64 `json:"search_ms"`
 	FilesConsidered int     `json:"files_considered"`
 	IndexGeneration int64   `json:"index_generation"`
-	// Fresh is false when a returned file changed on disk since indexing.
-	Fresh     bool   `json:"fresh"`
-	QueryKind string `json:"query_kind"`
+	// Fresh is false when a returned file changed on disk since indexing,
+	// or when the index is being written or its last run did not finish
+	// (see IndexState).
+	Fresh bool `json:"fresh"`
+	// IndexState is "indexing" while an index run is writing the index and
+	// "interrupted" when its last run did not finish: the files that run
+	// had not reached answer from their earlier state until `ctx index`
+	// completes it. Absent when the last run finished.
+	IndexState string `json:"index_state,omitempty"`
+	QueryKind  string `json:"query_kind"`
 	// DenseQuery is the text the dense channel embedded when it left out
 	// words most of the index holds (the project's name); absent when it
 	// embedded the query as it is.
@@ -155,6 +161,13 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	}
 	resp.Raw = res
 	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: st.DenseQuery}
+	if v.head.running {
+		resp.Stats.Fresh = false
+		resp.Stats.IndexState = "interrupted"
+		if indexRunning(e.dbPath) {
+			resp.Stats.IndexState = "indexing"
+		}
+	}
 	statCache := map[string]bool{}
 	for _, r := range res {
 		stale, ok := statCache[r.Path]
@@ -211,39 +224,4 @@ func (e *Engine) code(r search.Result, stale bool) string {
 func round(f float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 4, 64), 64)
 	return v
-}
-
-// loadVectors returns the index's embeddings for the dense channel: from
-// the derived vector file beside the database when it carries this
-// generation, model and stamp, else from SQLite, then written to that file
-// for the next query (best effort: a read-only cache directory only costs
-// speed). stamp is the random token the index run that wrote the file
-// recorded in the meta table (empty for indexes written before stamps),
-// so a file written by a run that never committed is never taken for the
-// committed one.
-func (e *Engine) loadVectors(ctx context.Context, db *store.DB, gen int64, stamp string) (*search.Vectors, error) {
-	m := e.emb.Model()
-	path := e.dbPath + ".vec"
-	key := vecFileKey(m.String(), stamp)
-	if v, err := search.ReadVectorFile(path, key, m.Dims, gen); err == nil {
-		return v, nil
-	} else if !errors.Is(err, search.ErrStaleVectorFile) && !errors.Is(err, os.ErrNotExist) {
-		e.log.Warn("ignoring the vector file", "err", err)
-	}
-	v, err := search.LoadVectors(ctx, db, m.Dims, gen)
-	if err != nil {
-		return nil, err
-	}
-	if err := search.WriteVectorFile(path, key, v); err != nil {
-		e.log.Warn("caching vectors", "err", err)
-	}
-	return v, nil
-}
-
-// vecFileKey is the model string a vector file is stamped with.
-func vecFileKey(model, stamp string) string {
-	if stamp == "" {
-		return model
-	}
-	return model + "#" + stamp
 }

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,13 +29,32 @@ type IndexReport struct {
 	// Rebuilt is set when the old index was discarded (identity change or
 	// Rebuild).
 	Rebuilt bool
+	// Resumed is set when the previous run had not finished (killed or
+	// interrupted) and this one completed it.
+	Resumed bool
 	// Generation is the index generation after the run.
 	Generation int64
 }
 
+// Run state, in the meta table: a run records "running" (with the identity
+// it builds) before it writes anything and "done" in the transaction that
+// commits its generation, so an index whose last run was killed says so
+// (`ctx status`, fresh: false on answers) and the next run knows to finish
+// the end-of-run work (import resolution, generation, vector file) even
+// when every file was already written.
+const (
+	metaRunState    = "run_state"
+	metaRunIdentity = "run_identity"
+	runRunning      = "running"
+	runDone         = "done"
+)
+
 // Index brings the root's index up to date, creating it when missing and
 // rebuilding it when its identity (schema, chunker, model) differs from
-// this build's. Errors: [discover.ErrUnsafeRoot] for "/" or the home
+// this build's. A rebuild of a finished index is written beside it and
+// swapped in by one transaction ([store.DB.ReplaceWith]): queries answer
+// from the old index until then. A run that was interrupted is completed
+// by the next one. Errors: [discover.ErrUnsafeRoot] for "/" or the home
 // directory without --force, store and embedder failures, ctx.
 func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, error) {
 	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
@@ -53,47 +70,134 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		return nil, err
 	}
 	defer unlock()
-	rep := &IndexReport{}
+	// What an interrupted rebuild left beside the index is never used.
+	if err := removeDB(e.nextPath()); err != nil {
+		return nil, err
+	}
 	db, err := e.openDB(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	stored, ok, err := e.checkIdentity(ctx, db)
+	kv, err := db.MetaAll(ctx)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	// The generation only ever grows, across rebuilds too, so a cache
-	// stamped with it never mistakes a rebuilt index for the old one.
-	prevGen, _ := strconv.ParseInt(mustMeta(ctx, db, store.MetaGeneration), 10, 64)
-	if opts.Rebuild || stored != "" && !ok {
-		if !opts.Rebuild {
-			e.log.Info("index identity changed; rebuilding", "old", stored, "new", e.Identity().Hash)
+	hd := headOf(kv)
+	id := e.Identity()
+	foreign := hd.stored != "" && hd.stored != id.Hash
+	// A first run killed part way by a build with another identity left
+	// rows this build must not mix with its own.
+	foreignPartial := hd.stored == "" && hd.running && kv[metaRunIdentity] != "" && kv[metaRunIdentity] != id.Hash
+	if opts.Rebuild || foreign || foreignPartial {
+		if foreign {
+			e.log.Info("index identity changed; rebuilding", "old", hd.stored, "new", id.Hash)
 		}
+		if hd.stored != "" {
+			defer db.Close()
+			return e.rebuildBeside(ctx, db, hd, opts)
+		}
+		// No finished index to keep answering: rebuild in place. The
+		// generation only ever grows, across rebuilds too, so a cache
+		// stamped with it never mistakes a rebuilt index for the old one.
 		db.Close()
 		if err := removeDB(e.dbPath); err != nil {
 			return nil, err
 		}
-		rep.Rebuilt = true
 		if db, err = e.openDB(ctx, false); err != nil {
 			return nil, err
 		}
+		defer db.Close()
+		return e.run(ctx, db, head{gen: hd.gen}, true, e.vecPath(), opts)
 	}
 	defer db.Close()
+	return e.run(ctx, db, hd, false, e.vecPath(), opts)
+}
 
+// nextPath is where a rebuild writes the new index before it is swapped in.
+func (e *Engine) nextPath() string { return e.dbPath + ".next" }
+
+// rebuildBeside builds a new index at [Engine.nextPath] while live keeps
+// answering queries, then makes it live's content in one transaction. If
+// the swap fails (live is damaged), live is replaced by the new file.
+func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opts IndexOptions) (*IndexReport, error) {
+	next := e.nextPath()
+	ndb, err := store.Open(ctx, next, nil)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := e.run(ctx, ndb, head{gen: hd.gen}, true, "", opts)
+	if cerr := ndb.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("closing the rebuilt index: %w", cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := live.ReplaceWith(ctx, next); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e.log.Warn("the old index could not take the rebuilt one's content; replacing its file", "err", err)
+		if err := e.replaceFile(ctx, live, next); err != nil {
+			return nil, err
+		}
+	}
+	if err := removeDB(next); err != nil {
+		e.log.Warn("removing the rebuilt index's file", "err", err)
+	}
+	if e.emb != nil {
+		e.writeVectorFile(ctx, live, e.vecPath())
+	}
+	return rep, nil
+}
+
+// replaceFile puts the closed database at next in live's place, for when
+// live cannot be written. Queries see no index for a moment.
+func (e *Engine) replaceFile(ctx context.Context, live *store.DB, next string) error {
+	live.Close()
+	e.retire()
+	if err := removeDB(e.dbPath); err != nil {
+		return err
+	}
+	if _, err := os.Stat(next + "-wal"); err == nil {
+		if err := os.Rename(next+"-wal", e.dbPath+"-wal"); err != nil {
+			return fmt.Errorf("installing the rebuilt index: %w", err)
+		}
+	}
+	if err := os.Rename(next, e.dbPath); err != nil {
+		return fmt.Errorf("installing the rebuilt index: %w", err)
+	}
+	db, err := e.openDB(ctx, false)
+	if err != nil {
+		return err
+	}
+	*live = *db
+	return nil
+}
+
+// run updates db from the files under the root and commits a generation
+// after hd's. rebuilt marks a new database; vecPath, when set, receives
+// the derived vector file.
+func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt bool, vecPath string, opts IndexOptions) (*IndexReport, error) {
+	id := e.Identity()
+	rep := &IndexReport{Rebuilt: rebuilt, Resumed: hd.running && !rebuilt}
+	if err := db.SetMeta(ctx, map[string]string{metaRunState: runRunning, metaRunIdentity: id.Hash}); err != nil {
+		return nil, err
+	}
 	st, err := index.Run(ctx, db, e.root, &index.Options{
 		Discover:   walkOptions(e.cfg),
 		Embedder:   e.emb,
 		EmbedBatch: e.cfg.Embed.BatchSize,
 		Progress:   opts.Progress,
 		Logger:     e.log,
+		Resume:     hd.running || rebuilt,
 	})
 	if err != nil {
 		return nil, err
 	}
 	rep.Stats = st
-	gen := prevGen
-	if st.Added+st.Changed+st.Deleted > 0 || stored == "" || rep.Rebuilt {
+	gen := hd.gen
+	if st.Added+st.Changed+st.Deleted > 0 || hd.stored == "" || rebuilt || hd.running {
 		gen++
 	}
 	rep.Generation = gen
@@ -102,18 +206,15 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err != nil {
 		return nil, err
 	}
-	id := e.Identity()
-	model := id.Model
 	// Write the derived vector file before the generation is committed,
 	// so a server that sees the new generation finds its vectors ready
 	// and the first query after an index run does not pay for reading
-	// every vector out of SQLite. The file is stamped with a token
-	// committed below with the generation: a file from a run that dies
-	// before committing never passes for a later run's. A failure only
-	// costs the first query its speed.
-	stamp := mustMeta(ctx, db, metaVecStamp)
-	if e.emb != nil {
-		stamp = e.writeVectorFile(ctx, db, gen, stamp)
+	// every vector out of SQLite. The file is stamped with the content
+	// version its vectors were read at, which every write moves in its
+	// own transaction: a file that is not of the committed content is
+	// never trusted. A failure only costs the first query its speed.
+	if e.emb != nil && vecPath != "" {
+		e.writeVectorFile(ctx, db, vecPath)
 	}
 	meta := map[string]string{
 		store.MetaRoot:        e.root,
@@ -121,10 +222,10 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 		store.MetaGeneration:  strconv.FormatInt(gen, 10),
 		store.MetaLastIndexed: time.Now().UTC().Format(time.RFC3339),
 		store.MetaSkips:       string(skips),
-		store.MetaEmbedModel:  model,
+		store.MetaEmbedModel:  id.Model,
 		store.MetaChunker:     strconv.Itoa(id.Chunker),
 		metaChunks:            strconv.Itoa(counts.Chunks),
-		metaVecStamp:          stamp,
+		metaRunState:          runDone,
 	}
 	if st.Imports != nil {
 		b, _ := json.Marshal(st.Imports)
@@ -143,33 +244,23 @@ const metaChunks = "chunks"
 // them (index.ImportStats as JSON).
 const metaImports = "imports"
 
-// metaVecStamp is the token the derived vector file of the committed
-// generation carries (see [Engine.writeVectorFile]).
-const metaVecStamp = "vector_file_stamp"
-
-// writeVectorFile makes the vector file for generation gen and returns
-// the stamp to commit with it: prev when the file already carries gen and
-// prev (nothing changed), else a new random one. Errors are logged, not
-// returned: the query path rebuilds a missing file from SQLite.
-func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB, gen int64, prev string) string {
+// writeVectorFile makes the vector file at path hold db's committed
+// vectors, unless it already does. Errors are logged, not returned: the
+// query path rebuilds a missing or stale file from SQLite.
+func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB, path string) {
 	m := e.emb.Model()
-	path := e.dbPath + ".vec"
-	if prev != "" {
-		if _, err := search.ReadVectorFile(path, vecFileKey(m.String(), prev), m.Dims, gen); err == nil {
-			return prev
+	if ver, err := db.Version(ctx); err == nil {
+		if _, err := search.ReadVectorFile(path, vecFileKey(m.String(), ver), m.Dims, ver.Content); err == nil {
+			return
 		}
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	stamp := hex.EncodeToString(b[:])
-	v, err := search.LoadVectors(ctx, db, m.Dims, gen)
+	v, ver, err := search.LoadVectors(ctx, db, m.Dims)
 	if err == nil {
-		err = search.WriteVectorFile(path, vecFileKey(m.String(), stamp), v)
+		err = search.WriteVectorFile(path, vecFileKey(m.String(), ver), v)
 	}
 	if err != nil {
 		e.log.Warn("writing the vector file", "err", err)
 	}
-	return stamp
 }
 
 func mustMeta(ctx context.Context, db *store.DB, key string) string {
@@ -199,5 +290,8 @@ func (e *Engine) Clear(ctx context.Context) error {
 	}
 	defer unlock()
 	e.retire()
+	if err := removeDB(e.nextPath()); err != nil {
+		return err
+	}
 	return removeDB(e.dbPath)
 }

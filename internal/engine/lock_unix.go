@@ -52,3 +52,19 @@ func lockIndex(ctx context.Context, dbPath string, waiting func()) (func(), erro
 		}
 	}
 }
+
+// indexRunning reports whether an index run of the root holds its lock
+// now. It probes with a shared lock, taken and dropped at once, so it
+// never waits; a run that starts during the probe waits one poll.
+func indexRunning(dbPath string) bool {
+	f, err := os.Open(dbPath + ".lock")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

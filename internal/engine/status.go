@@ -30,8 +30,13 @@ type Status struct {
 	Identity       Identity `json:"identity"`
 	StoredIdentity string   `json:"stored_identity"`
 	Stale          bool     `json:"stale"`
-	// Incomplete is set when the first index run did not finish.
+	// Incomplete is set when the last index run did not finish (it was
+	// killed or interrupted, or it is still running the first time):
+	// files it had not reached answer from their earlier state, and the
+	// next `ctx index` completes it.
 	Incomplete bool `json:"incomplete"`
+	// Indexing is set while an index run of the root is in progress.
+	Indexing bool `json:"indexing"`
 	// Semantic says whether the dense channel is on: "hybrid: <model
 	// identity>" (by default the built-in model), or "lexical-only" when
 	// CTX_EMBED_PROVIDER is none.
@@ -75,7 +80,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		_ = json.Unmarshal([]byte(v), &st.Imports)
 	}
 	st.StoredIdentity = mustMeta(ctx, db, "identity")
-	st.Incomplete = st.StoredIdentity == ""
+	running := mustMeta(ctx, db, metaRunState) == runRunning
+	st.Indexing = running && indexRunning(e.dbPath)
+	st.Incomplete = st.StoredIdentity == "" || running && !st.Indexing
 	st.Stale = !st.Incomplete && st.StoredIdentity != st.Identity.Hash
 	st.Semantic = "lexical-only (CTX_EMBED_PROVIDER=none)"
 	if e.emb != nil {

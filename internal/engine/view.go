@@ -27,10 +27,33 @@ type view struct {
 	gen    int64
 	total  int    // chunks, for IDF
 	stored string // identity hash recorded by the last index run
-	stamp  string // vector file stamp recorded with it
+	head   head   // what the view was read at
 
 	vecMu sync.Mutex
 	vecs  *search.Vectors
+	// prev holds the vectors of the view this one replaced (kept handles
+	// only): while an index run commits batch after batch, queries use
+	// them instead of reloading every vector after each batch, and say
+	// the index is being updated.
+	prev *search.Vectors
+}
+
+// head is the part of the index's meta that tells one committed state
+// from another: the generation and identity the last finished run
+// recorded, the content version every write moves, and whether a run
+// started and did not finish.
+type head struct {
+	gen     int64
+	stored  string
+	ver     store.Version
+	running bool // run state "running": a run is in progress or was interrupted
+}
+
+func headOf(kv map[string]string) head {
+	gen, _ := strconv.ParseInt(kv[store.MetaGeneration], 10, 64)
+	ver, _ := strconv.ParseInt(kv[store.MetaContentVersion], 10, 64)
+	return head{gen: gen, stored: kv[store.MetaIdentity], ver: store.Version{IndexID: kv[store.MetaIndexID], Content: ver},
+		running: kv[metaRunState] == runRunning}
 }
 
 // handle is a long-lived read-only database connection shared by views,
@@ -141,18 +164,26 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 			h.close()
 		}
 	}
-	gen, stored, err := generation(ctx, h.db)
+	hd, err := readHead(ctx, h.db)
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
-	if cur != nil && cur.gen == gen && cur.stored == stored {
+	if cur != nil && cur.head == hd {
 		return cur, release, nil
 	}
 	v, err := readView(ctx, h.db)
 	if err != nil {
 		release()
 		return nil, nil, err
+	}
+	if cur != nil && cur.stored == v.stored {
+		cur.vecMu.Lock()
+		v.prev = cur.vecs
+		if v.prev == nil {
+			v.prev = cur.prev
+		}
+		cur.vecMu.Unlock()
 	}
 	e.mu.Lock()
 	if h.view == nil || h.view.gen <= v.gen {
@@ -188,15 +219,14 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// generation reads the committed generation and identity in one
-// statement: a kept view is current while both are unchanged.
-func generation(ctx context.Context, db *store.DB) (int64, string, error) {
-	kv, err := db.MetaKeys(ctx, store.MetaGeneration, store.MetaIdentity)
+// readHead reads the committed head in one statement: a kept view is
+// current while it is unchanged.
+func readHead(ctx context.Context, db *store.DB) (head, error) {
+	kv, err := db.MetaKeys(ctx, store.MetaGeneration, store.MetaIdentity, store.MetaIndexID, store.MetaContentVersion, metaRunState)
 	if err != nil {
-		return 0, "", err
+		return head{}, err
 	}
-	gen, _ := strconv.ParseInt(kv[store.MetaGeneration], 10, 64)
-	return gen, kv[store.MetaIdentity], nil
+	return headOf(kv), nil
 }
 
 // readView reads what the last committed index run recorded.
@@ -206,26 +236,66 @@ func readView(ctx context.Context, db *store.DB) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.gen, _ = strconv.ParseInt(kv[store.MetaGeneration], 10, 64)
+	v.head = headOf(kv)
+	v.gen, v.stored = v.head.gen, v.head.stored
 	v.total, _ = strconv.Atoi(kv[metaChunks])
-	v.stored = kv[store.MetaIdentity]
-	v.stamp = kv[metaVecStamp]
 	return v, nil
 }
 
 // viewVectors returns the view's dense vectors, loaded on first use (see
 // [Engine.loadVectors]); concurrent callers wait for the one load, and a
-// failed load is tried again by the next call.
+// failed load is tried again by the next call. While an index run is in
+// progress a kept view answers with the vectors it had before the run's
+// last batches (the answer is marked not fresh), rather than reload them
+// from SQLite after every batch.
 func (e *Engine) viewVectors(ctx context.Context, v *view) (*search.Vectors, error) {
 	v.vecMu.Lock()
 	defer v.vecMu.Unlock()
 	if v.vecs != nil {
 		return v.vecs, nil
 	}
-	vecs, err := e.loadVectors(ctx, v.db, v.gen, v.stamp)
+	if v.prev != nil && v.head.running && indexRunning(e.dbPath) {
+		return v.prev, nil
+	}
+	vecs, err := e.loadVectors(ctx, v.db, v.head.ver)
 	if err != nil {
 		return nil, err
 	}
-	v.vecs = vecs
+	v.vecs, v.prev = vecs, nil
 	return vecs, nil
+}
+
+// vecPath is the derived vector file of the root's index.
+func (e *Engine) vecPath() string { return e.dbPath + ".vec" }
+
+// loadVectors returns the index's embeddings for the dense channel: from
+// the vector file when it carries ver (the content version the caller's
+// view was read at) and this model, else from SQLite, caching them in a
+// new vector file stamped with the version they were read at (which may be
+// later than ver if a run committed since; the vectors and the stamp are
+// read in one transaction, so the file never claims a state it does not
+// hold). A bad or stale file is replaced, never trusted.
+func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Version) (*search.Vectors, error) {
+	m := e.emb.Model()
+	path := e.vecPath()
+	if v, err := search.ReadVectorFile(path, vecFileKey(m.String(), ver), m.Dims, ver.Content); err == nil {
+		return v, nil
+	} else if !errors.Is(err, search.ErrStaleVectorFile) && !errors.Is(err, os.ErrNotExist) {
+		e.log.Warn("ignoring the vector file", "err", err)
+	}
+	v, got, err := search.LoadVectors(ctx, db, m.Dims)
+	if err != nil {
+		return nil, err
+	}
+	if err := search.WriteVectorFile(path, vecFileKey(m.String(), got), v); err != nil {
+		e.log.Warn("caching vectors", "err", err)
+	}
+	return v, nil
+}
+
+// vecFileKey is the model string a vector file is stamped with: the
+// model identity and the index's id (its header also carries the content
+// version, as its generation).
+func vecFileKey(model string, ver store.Version) string {
+	return model + "#" + ver.IndexID
 }

@@ -53,6 +53,10 @@ type Options struct {
 	Progress func(done, total int)
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
+	// Resume redoes the end-of-run work (import resolution) even when no
+	// file changed: the previous run was interrupted after writing files,
+	// or the database is new.
+	Resume bool
 }
 
 // Stats reports what one run did.
@@ -75,7 +79,8 @@ type Stats struct {
 	// Duration is the wall-clock time of the run.
 	Duration time.Duration
 	// Imports counts the index's import statements after the run; nil
-	// when no file changed (they were not resolved again).
+	// when no file changed and the run resumed nothing (they were not
+	// resolved again).
 	Imports *ImportStats
 }
 
@@ -328,7 +333,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	if err := db.TouchFiles(ctx, touches); err != nil {
 		return nil, err
 	}
-	if st.Added+st.Changed+st.Deleted > 0 {
+	if st.Added+st.Changed+st.Deleted > 0 || opts.Resume {
 		// Any file added or removed can change what an import names.
 		imp, err := resolveImports(ctx, db, root)
 		if err != nil {

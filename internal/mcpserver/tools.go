@@ -528,7 +528,11 @@ func health(root string, st *engine.Status, job *IndexingStatus) []Health {
 	out := []Health{}
 	reindex := fmt.Sprintf("ctx index --repo %s (or call index_codebase)", root)
 	if st.Incomplete {
-		out = append(out, Health{Problem: "the first index run did not finish", Fix: reindex})
+		problem := "the last index run did not finish: files it had not reached answer from their earlier state"
+		if st.StoredIdentity == "" {
+			problem = "the first index run did not finish"
+		}
+		out = append(out, Health{Problem: problem, Fix: reindex})
 	}
 	if st.Stale {
 		out = append(out, Health{Problem: fmt.Sprintf("built by another ctx build or embedding model (stored identity %s, this build %s); searches fail until it is rebuilt", st.StoredIdentity, st.Identity.Hash), Fix: reindex})

@@ -77,7 +77,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vecs, err := LoadVectors(b.Context(), db, dims, 1)
+	vecs, _, err := LoadVectors(b.Context(), db, dims)
 	if err != nil {
 		b.Fatal(err)
 	}

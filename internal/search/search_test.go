@@ -275,12 +275,17 @@ func TestSearchDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vecs, err := LoadVectors(t.Context(), db, dims, 7)
+	want, err := db.Version(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vecs.Len() != c.Chunks || vecs.Generation != 7 {
-		t.Fatalf("LoadVectors: %d vectors at generation %d, want one per chunk (%d) at 7", vecs.Len(), vecs.Generation, c.Chunks)
+	vecs, ver, err := LoadVectors(t.Context(), db, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vecs.Len() != c.Chunks || ver != want || want.Content == 0 || want.IndexID == "" || vecs.Generation != want.Content {
+		t.Fatalf("LoadVectors: %d vectors at version %+v (generation %d), want one per chunk (%d) at %+v",
+			vecs.Len(), ver, vecs.Generation, c.Chunks, want)
 	}
 	s := &Searcher{DB: db, Embedder: fake, Vectors: vecs, TotalChunks: c.Chunks}
 	calls := fake.Calls()
@@ -318,7 +323,7 @@ func TestLoadVectorsDimensionMismatch(t *testing.T) {
 	t.Parallel()
 	root := extract(t, "repo.txtar")
 	db := buildIndex(t, root, embedtest.New(16))
-	_, err := LoadVectors(t.Context(), db, 32, 1)
+	_, _, err := LoadVectors(t.Context(), db, 32)
 	if !errors.Is(err, embed.ErrDimension) {
 		t.Errorf("LoadVectors with other dimensions: %v, want embed.ErrDimension", err)
 	}
@@ -404,7 +409,7 @@ func TestSearchDenseQueryDropsCommonWords(t *testing.T) {
 	if c.Chunks < pruneMinChunks {
 		t.Fatalf("%d chunks, want at least %d for the rule to apply", c.Chunks, pruneMinChunks)
 	}
-	vecs, err := LoadVectors(t.Context(), db, dims, 1)
+	vecs, _, err := LoadVectors(t.Context(), db, dims)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,8 @@ import (
 // A Vectors read by [ReadVectorFile] may be a view of a memory-mapped file;
 // it is safe for concurrent use by multiple goroutines.
 type Vectors struct {
-	// Generation is the index generation the copy was loaded at.
+	// Generation is the index content version the copy was loaded at
+	// (store.Version.Content; the vector file's stamp).
 	Generation int64
 	dims       int
 	words      int       // uint64 words of sign bits a row: ⌈dims/64⌉
@@ -44,11 +45,13 @@ type Vectors struct {
 }
 
 // LoadVectors reads every chunk embedding of db and quantises it (cost:
-// one [embed.DecodeVector] per chunk). Vectors whose length is not dims
-// are an error (the index mixes models and needs a rebuild).
-func LoadVectors(ctx context.Context, db *store.DB, dims int, generation int64) (*Vectors, error) {
-	v := newVectors(generation, dims, 0)
-	err := db.Vectors(ctx, func(id int64, blob []byte) error {
+// one [embed.DecodeVector] per chunk), and returns the content version
+// they were read at (in the same transaction; also in v.Generation).
+// Vectors whose length is not dims are an error (the index mixes models
+// and needs a rebuild).
+func LoadVectors(ctx context.Context, db *store.DB, dims int) (*Vectors, store.Version, error) {
+	v := newVectors(0, dims, 0)
+	ver, err := db.Vectors(ctx, func(id int64, blob []byte) error {
 		if q, scale, ok := embed.Int8View(blob); ok && len(q) == dims {
 			// Stored int8 rows are already what add would make of their
 			// decoding: copied, not decoded and quantised again.
@@ -66,10 +69,11 @@ func LoadVectors(ctx context.Context, db *store.DB, dims int, generation int64) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("loading vectors: %w", err)
+		return nil, store.Version{}, fmt.Errorf("loading vectors: %w", err)
 	}
+	v.Generation = ver.Content
 	v.computeWeights()
-	return v, nil
+	return v, ver, nil
 }
 
 // newVectors returns an empty Vectors with room for n rows.

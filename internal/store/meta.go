@@ -68,7 +68,15 @@ func (db *DB) MetaKeys(ctx context.Context, keys ...string) (map[string]string, 
 }
 
 func (db *DB) metaQuery(ctx context.Context, q string, args ...any) (map[string]string, error) {
-	rows, err := db.r.QueryContext(ctx, q, args...)
+	return metaRows(ctx, db.r, q, args...)
+}
+
+// metaRows reads key/value rows of the meta table through q (the pool or
+// a transaction).
+func metaRows(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading meta: %v", err)
 	}

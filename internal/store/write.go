@@ -87,7 +87,8 @@ type Skipped struct {
 // Apply writes a batch of file updates in one transaction, so each file
 // changes together with its chunks, postings and vectors, or not at all.
 // The batch's chunks get fresh ids (never reused) and form one new
-// segment of the BM25 index.
+// segment of the BM25 index. The same transaction increments the content
+// version ([MetaContentVersion]) that derived files are stamped with.
 func (db *DB) Apply(ctx context.Context, updates []Update) error {
 	if db.w == nil {
 		return ErrReadOnly
@@ -194,6 +195,9 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 		}
 	}
 	if err := seg.writeSegment(ctx, tx); err != nil {
+		return err
+	}
+	if err := bumpContent(ctx, tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

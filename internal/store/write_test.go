@@ -264,7 +264,7 @@ func TestVectors(t *testing.T) {
 	}
 
 	got := map[string][]byte{}
-	err = db.Vectors(ctx, func(id int64, vec []byte) error {
+	_, err = db.Vectors(ctx, func(id int64, vec []byte) error {
 		got[byName[id]] = slices.Clone(vec)
 		return nil
 	})
@@ -278,7 +278,7 @@ func TestVectors(t *testing.T) {
 
 	stop := errors.New("stop")
 	calls := 0
-	err = db.Vectors(ctx, func(int64, []byte) error {
+	_, err = db.Vectors(ctx, func(int64, []byte) error {
 		calls++
 		return stop
 	})
