@@ -159,11 +159,23 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 func (db *DB) checkSchema(ctx context.Context) error {
+	// An index run killed after SQLite created the file and before the
+	// first migration committed leaves a database with no tables, or with
+	// an empty meta table: nothing is indexed yet.
+	var tables int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&tables); err != nil {
+		return fmt.Errorf("reading schema version: %v", err)
+	}
+	if tables == 0 {
+		return ErrNotIndexed
+	}
 	v, err := schemaVersion(ctx, db.r)
 	if err != nil {
 		return err
 	}
 	switch {
+	case v == 0:
+		return ErrNotIndexed
 	case v > SchemaVersion:
 		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
 	case v < SchemaVersion:

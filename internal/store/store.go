@@ -41,7 +41,9 @@ const SchemaVersion = 6
 const MinReadableSchema = 1
 
 // ErrNotIndexed is returned by [Open] with [Options.MustExist] when the
-// root has no index database yet.
+// root has no index database yet, and with [Options.ReadOnly] when the
+// database holds no schema yet (a first run was stopped before its first
+// write).
 var ErrNotIndexed = errors.New("not indexed")
 
 // ErrReadOnly is returned by writes to a database opened with
