@@ -18,8 +18,16 @@
 //     one, has go/build, cmd/dist, cmd/internal/obj and internal/coverage.)
 //  2. Secrets ([ReasonSecret]) such as .env files (not the templates
 //     .env.example, .env.sample, .env.template, .env.dist), private keys,
-//     certificates, credential files and the directories .ssh, .gnupg and
-//     .aws, unless [Options.IncludeSecrets].
+//     certificates and keystores, the credential files of package
+//     registries, cloud and infrastructure tools (.npmrc, .pypirc, .netrc,
+//     .git-credentials, .vault-token, .terraformrc, *.tfvars, kubeconfig,
+//     gcloud's application_default_credentials.json), files known by their
+//     directory too (.docker/config.json, .kube/config, .m2/settings.xml)
+//     or by a sibling (composer's auth.json next to composer.json), shell
+//     histories, and the directories .ssh, .gnupg, .aws, .azure,
+//     .password-store and .config/gcloud, unless [Options.IncludeSecrets].
+//     The index also masks secrets inside the files it keeps (see
+//     internal/secrets).
 //  3. Ignore files with git semantics ([ReasonGitignore]): every .gitignore
 //     from the top of the enclosing git work tree down, plus
 //     .git/info/exclude; a pattern applies relative to the directory of its

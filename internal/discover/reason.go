@@ -34,7 +34,8 @@ const (
 	// ReasonTooLarge: the file is larger than [Options.MaxFileBytes].
 	ReasonTooLarge Reason = "too-large"
 	// ReasonSecret: a file that likely holds credentials (.env files,
-	// private keys, certificates, credential files), skipped unless
+	// private keys, certificates, credential files and stores, shell
+	// histories), skipped unless
 	// [Options.IncludeSecrets]. Env templates (.env.example, .env.sample,
 	// .env.template, .env.dist) are not secrets.
 	ReasonSecret Reason = "secret"

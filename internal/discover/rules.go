@@ -3,6 +3,7 @@ package discover
 import (
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -86,13 +87,19 @@ var excludedDirs = map[string]string{
 	".ipynb_checkpoints": "notebook checkpoints",
 
 	// Credential stores are skipped whole, as directories of secrets.
-	".ssh":   "",
-	".gnupg": "",
-	".aws":   "",
+	".ssh":            "",
+	".gnupg":          "",
+	".aws":            "",
+	".azure":          "",
+	".password-store": "",
 }
 
 // secretDirs are the excludedDirs entries that are reported as secrets.
-var secretDirs = map[string]bool{".ssh": true, ".gnupg": true, ".aws": true}
+var secretDirs = map[string]bool{".ssh": true, ".gnupg": true, ".aws": true, ".azure": true, ".password-store": true}
+
+// secretDirPaths are credential stores known by their parent directory's
+// name and their own: "<parent>/<name>".
+var secretDirPaths = set(".config/gcloud", "share/keyrings", ".docker/contexts")
 
 // buildDirs are build-output directory names that are also ordinary source
 // directory names (the Go tree has go/build, cmd/dist, cmd/internal/obj and
@@ -118,8 +125,9 @@ var dirMarkers = map[string]string{
 }
 
 // excludedDir reports whether the directory name is a built-in exclude, given
-// its siblings (sorted by name, as os.ReadDir returns them).
-func excludedDir(name string, siblings []fs.DirEntry) (Reason, string, bool) {
+// the name of the directory that holds it and its siblings (sorted by
+// name, as os.ReadDir returns them).
+func excludedDir(parent, name string, siblings []fs.DirEntry) (Reason, string, bool) {
 	if vcsNames[name] {
 		return ReasonExcluded, "version control", true
 	}
@@ -128,6 +136,9 @@ func excludedDir(name string, siblings []fs.DirEntry) (Reason, string, bool) {
 			return ReasonSecret, "credential store", true
 		}
 		return ReasonExcluded, d, true
+	}
+	if secretDirPaths[parent+"/"+name] {
+		return ReasonSecret, "credential store (" + parent + "/" + name + ")", true
 	}
 	if strings.HasSuffix(name, ".egg-info") {
 		return ReasonExcluded, "python build state", true
@@ -206,7 +217,7 @@ var generatedSuffixes = []string{
 
 // classifyName applies the name rules for files: lockfiles, binary
 // extensions, minified and generated names. Secrets are separate (see
-// secretName) because [Options.IncludeSecrets] turns them off.
+// secretFile) because [Options.IncludeSecrets] turns them off.
 func classifyName(name string) (Reason, string, bool) {
 	lower := strings.ToLower(name)
 	ext := path.Ext(lower)
@@ -234,32 +245,62 @@ func classifyName(name string) (Reason, string, bool) {
 
 // secretNames are exact (lower-case) names of credential files.
 var secretNames = set(
-	".envrc", ".npmrc", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".pgpass",
-	".htpasswd", ".dockercfg", ".my.cnf", "credentials", ".s3cfg", ".boto",
-	"terraform.tfstate", "terraform.tfstate.backup",
+	// Package registries and language tools.
+	".npmrc", ".pypirc", ".gem-credentials", ".credentials", "settings-security.xml",
+	".terraformrc", "terraform.rc",
+	// Network logins, databases and version control.
+	".netrc", "_netrc", ".git-credentials", ".gitcookies", ".pgpass", ".my.cnf", ".mylogin.cnf",
+	".htpasswd", "htpasswd", ".fetchmailrc",
+	// Cloud and infrastructure CLIs.
+	"credentials", ".s3cfg", ".boto", ".passwd-s3fs", "passwd-s3fs", ".vault-token",
+	".dockercfg", "application_default_credentials.json", "access_tokens.db", "credentials.db",
+	"accesstokens.json", "msal_token_cache.json", "msal_token_cache.bin", "azureprofile.json",
+	"kubeconfig", "rclone.conf", "terraform.tfstate", "terraform.tfstate.backup",
+	// Environment and editor plugins that store logins.
+	".envrc", "sftp-config.json", "sftp.json", ".ftpconfig", "sitemanager.xml", "recentservers.xml",
+	// Applications whose main configuration holds database passwords and keys.
+	"wp-config.php", "localsettings.php",
+	// Shell and REPL histories, where secrets typed on a command line end up.
+	".bash_history", ".zsh_history", ".sh_history", ".history", ".psql_history", ".mysql_history",
+	".python_history", ".node_repl_history", ".irb_history", ".rediscli_history", ".sqlite_history",
+)
+
+// secretPaths are credential files known by their directory's name and
+// their own: "<dir>/<name>".
+var secretPaths = set(
+	".docker/config.json", ".kube/config", ".m2/settings.xml", "gh/hosts.yml", ".config/hub",
+	".composer/auth.json", "composer/auth.json", ".vnc/passwd", "doctl/config.yaml",
+	".terraform.d/credentials.tfrc.json",
 )
 
 // secretExts are extensions of keys, certificates, keystores and encrypted
 // files.
 var secretExts = set(
-	".pem", ".key", ".p12", ".pfx", ".crt", ".cer", ".der", ".csr", ".p8", ".ppk",
-	".keystore", ".jks", ".gpg", ".pgp", ".kdbx", ".tfvars", ".tfstate", ".age",
+	".pem", ".key", ".p12", ".pfx", ".pkcs12", ".crt", ".cer", ".der", ".csr", ".p8", ".pkcs8",
+	".ppk", ".keystore", ".jks", ".jceks", ".bks", ".gpg", ".pgp", ".kdb", ".kdbx", ".keychain",
+	".keychain-db", ".age",
 )
+
+// credentialExts are extensions of files that hold credentials among other
+// settings: Terraform variables and state, VPN profiles with their keys,
+// kubeconfigs, Azure publish profiles.
+var credentialExts = set(".tfvars", ".tfstate", ".ovpn", ".kubeconfig", ".publishsettings")
 
 // secretDataExts are the extensions that make secrets.* or secret.* a
 // credential file; secrets.py or secrets.go is code about secrets.
 var secretDataExts = set(
 	".json", ".yaml", ".yml", ".toml", ".ini", ".env", ".txt", ".xml", ".properties",
-	".conf", ".cfg", ".config", ".ejson",
+	".conf", ".cfg", ".config", ".ejson", ".enc",
 )
 
 // envTemplateExts end env files that document variables rather than hold
 // them: .env.example, .env.sample, .env.template and .env.dist are indexed.
 var envTemplateExts = set(".example", ".sample", ".template", ".dist", ".tmpl", ".tpl")
 
-// secretName reports whether a file name is a likely credential file, with
-// the rule that matched.
-func secretName(name string) (string, bool) {
+// secretFile reports whether a file is a likely credential file, with the
+// rule that matched, from its name, the name of its directory and its
+// siblings (sorted by name).
+func secretFile(dir, name string, siblings []fs.DirEntry) (string, bool) {
 	lower := strings.ToLower(name)
 	ext := path.Ext(lower)
 	stem := strings.TrimSuffix(lower, ext)
@@ -271,19 +312,39 @@ func secretName(name string) (string, bool) {
 		return "env file", true
 	case secretNames[lower]:
 		return "credential file", true
+	case secretPaths[strings.ToLower(dir)+"/"+lower]:
+		return "credential file (" + dir + "/" + name + ")", true
 	case secretExts[ext]:
 		return "key or certificate (" + ext + ")", true
+	case credentialExts[ext]:
+		return "credential file (" + ext + ")", true
 	case strings.HasPrefix(lower, "id_rsa"), strings.HasPrefix(lower, "id_dsa"),
-		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"):
+		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"),
+		strings.HasPrefix(lower, "ssh_host_") && strings.Contains(lower, "_key") && ext != ".pub":
 		return "ssh key", true
-	case ext == ".json" && (strings.HasPrefix(lower, "credentials") ||
+	case (ext == ".json" || secretDataExts[ext]) && (strings.HasPrefix(lower, "credentials") ||
 		strings.HasPrefix(lower, "service-account") || strings.HasPrefix(lower, "service_account") ||
 		strings.HasPrefix(lower, "client_secret")):
 		return "credential file", true
+	case strings.HasSuffix(lower, ".tfvars.json"), strings.HasSuffix(lower, ".tfstate.backup"),
+		ext == ".json" && strings.Contains(lower, "firebase-adminsdk"):
+		return "credential file", true
+	case strings.HasPrefix(lower, "wp-config") && ext == ".php" && !strings.Contains(lower, "sample"):
+		return "credential file", true
+	case lower == "auth.json" && hasSibling(siblings, "composer.json"):
+		return "credential file (composer auth.json)", true
 	case (stem == "secrets" || stem == "secret") && secretDataExts[ext]:
 		return "secrets file", true
+	case strings.HasSuffix(lower, ".yml.enc") || strings.HasSuffix(lower, ".yaml.enc"):
+		return "encrypted secrets file", true
 	}
 	return "", false
+}
+
+// hasSibling reports whether entries (sorted by name) hold a file name.
+func hasSibling(entries []fs.DirEntry, name string) bool {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= name })
+	return i < len(entries) && entries[i].Name() == name
 }
 
 func set(xs ...string) map[string]bool {

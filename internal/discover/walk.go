@@ -181,6 +181,9 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 	// keep them.
 	gitPath := append(gitDomain, "")
 	ctxPath := gitPath[len(w.prefix):]
+	// dirName is this directory's own name, which some secret rules need
+	// (.docker/config.json, .kube/config).
+	dirName := filepath.Base(abs)
 	for _, e := range entries {
 		name := e.Name()
 		childRel := join(rel, name)
@@ -194,7 +197,7 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 			continue
 		}
 		if isDir {
-			if reason, d, ok := excludedDir(name, entries); ok && !(reason == ReasonSecret && w.opts.IncludeSecrets) {
+			if reason, d, ok := excludedDir(dirName, name, entries); ok && !(reason == ReasonSecret && w.opts.IncludeSecrets) {
 				w.skip(childRel, reason, d, true)
 				continue
 			}
@@ -203,7 +206,7 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 			continue
 		}
 		if !isDir && !w.opts.IncludeSecrets {
-			if d, ok := secretName(name); ok {
+			if d, ok := secretFile(dirName, name, entries); ok {
 				w.skip(childRel, ReasonSecret, d, false)
 				continue
 			}
