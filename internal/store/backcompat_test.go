@@ -168,6 +168,9 @@ func TestBackcompat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if sc, err := db.Secrets(ctx, 10); err != nil || sc.Total != 0 {
+				t.Errorf("Secrets after migrating = %+v, %v; want none", sc, err)
+			}
 			if c.Files != 2 || c.Chunks != 3 || c.Vectors != 1 {
 				t.Errorf("Count = %+v, want 2 files, 3 chunks, 1 vector", c)
 			}

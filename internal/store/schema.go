@@ -114,6 +114,18 @@ CREATE TABLE bm25_stats(
 INSERT INTO bm25_stats SELECT 1, 0, 0, coalesce(max(id), 0) + 1, 1 FROM chunks;
 INSERT INTO dead SELECT id FROM chunks;
 `,
+	// Secrets masked in each file's content before chunking
+	// (internal/secrets), written with their file.
+	6: `
+CREATE TABLE secrets(
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  rule TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL
+);
+CREATE INDEX secrets_file ON secrets(file_id);
+`,
 }
 
 func init() {

@@ -35,7 +35,8 @@ import (
 //	4: imports: each file's import statements and what they resolve to.
 //	5: names: top-level one-line constants and variables.
 //	6: ctx's own BM25 index (postings, segments, dead, bm25_stats) replaces FTS5.
-const SchemaVersion = 6
+//	7: secrets: the spans masked in each file's content before chunking.
+const SchemaVersion = 7
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

@@ -56,6 +56,9 @@ type Update struct {
 	Imports []Import
 	// Names are the file's top-level one-line constants and variables.
 	Names []Name
+	// Secrets are the spans masked in the file's content before it was
+	// chunked.
+	Secrets []Secret
 	// Delete removes the file (by Path) and everything derived from it.
 	Delete bool
 	// Skip, with Delete, records why the file is not indexed (its content
@@ -184,6 +187,9 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
 			}
 		}
+		if err := insertSecrets(ctx, tx, fileID, u.Secrets); err != nil {
+			return fmt.Errorf("writing secrets of %s: %v", u.File.Path, err)
+		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
 			id := nextID
@@ -226,6 +232,7 @@ func (db *DB) deleteFile(ctx context.Context, tx *sql.Tx, path string) error {
 		{"chunks", `DELETE FROM chunks WHERE file_id = ?1`},
 		{"imports", `DELETE FROM imports WHERE file_id = ?1`},
 		{"names", `DELETE FROM names WHERE file_id = ?1`},
+		{"secrets", `DELETE FROM secrets WHERE file_id = ?1`},
 		{"the file row", `DELETE FROM files WHERE id = ?1`},
 	} {
 		if _, err := tx.ExecContext(ctx, q.sql, id); err != nil {
