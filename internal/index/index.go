@@ -302,7 +302,8 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	for range workers {
 		pg.Go(func() error {
 			for f := range jobs {
-				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, known)
+				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, known,
+					opts.Discover != nil && opts.Discover.IncludeSecrets)
 				if err != nil {
 					return err
 				}
@@ -371,7 +372,7 @@ type fileResult struct {
 // processFile reads, sniffs and chunks one file. Per-file problems become a
 // skip; only embedder failures and cancellation are errors.
 func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
-	emb embed.Provider, batchSize int, known map[string]bool) (fileResult, error) {
+	emb embed.Provider, batchSize int, known map[string]bool, keepSecrets bool) (fileResult, error) {
 	src, err := os.ReadFile(f.Abs)
 	if err != nil {
 		detail := err.Error()
@@ -391,13 +392,14 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	if reason, detail, skip := discover.Sniff(f.Path, src); skip {
 		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: reason, Detail: detail}}, nil
 	}
+	masked := maskSecrets(keepSecrets, f.Path, src) // secrets.go
 	chunks, err := chunker.Chunk(ctx, f.Path, f.Language, src)
 	if err != nil {
 		return fileResult{}, err
 	}
 	u := &store.Update{File: store.File{
 		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
-	}}
+	}, Secrets: masked}
 	for _, im := range graph.Imports(f.Language, src) {
 		u.Imports = append(u.Imports, store.Import{Spec: im.Spec, Line: im.Line})
 	}
