@@ -145,27 +145,32 @@ func (db *DB) migrate(ctx context.Context) error {
 	if v > SchemaVersion {
 		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
 	}
+	if v == SchemaVersion {
+		return nil
+	}
+	// Every step runs in one transaction: a process killed part way leaves
+	// the schema it found, never a half-migrated one (a new database is
+	// then empty, which readers report as not indexed).
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+	}
+	defer tx.Rollback()
 	for ; v < SchemaVersion; v++ {
-		tx, err := db.w.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
-		}
 		stmt := migrations[v]
 		if v == 0 {
 			// meta was created above so the version could be read.
 			stmt = stmt[len("\nCREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"):]
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			tx.Rollback()
 			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)`, strconv.Itoa(v+1)); err != nil {
-			tx.Rollback()
 			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
 		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
-		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrating to schema %d: %v", SchemaVersion, err)
 	}
 	return nil
 }
