@@ -99,6 +99,11 @@ type Stats struct {
 	// words of the query that most chunks hold (see denseQuery); empty
 	// when it embedded the query as it is.
 	DenseQuery string
+	// DenseErr is why the dense channel was left out when embedding the
+	// query failed (the provider refused, timed out or kept failing):
+	// the results then come from the other channels alone. Nil when the
+	// channel ran or was not asked for.
+	DenseErr error
 }
 
 // Searcher runs searches against one index.
@@ -107,6 +112,10 @@ type Searcher struct {
 	// Embedder, when set together with Vectors, enables the dense channel.
 	Embedder embed.Provider
 	Vectors  *Vectors
+	// EmbedTimeout bounds embedding the query (0: no bound beyond ctx's).
+	// When it passes, or the provider fails, the search goes on without
+	// the dense channel and reports why in [Stats].DenseErr.
+	EmbedTimeout time.Duration
 	// TotalChunks is the index's chunk count, for IDF; 0 means count it.
 	TotalChunks int
 }
@@ -175,6 +184,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if err != nil {
 		return nil, st, err
 	}
+	st.DenseErr = rc.denseErr
 	lists, fileLists, bm25Hits, qvec := rc.lists, rc.fileLists, rc.bm25, rc.qvec
 	if qvec != nil && rc.denseText != req.Query {
 		st.DenseQuery = rc.denseText
@@ -282,6 +292,9 @@ type recalled struct {
 	qvec      []float32 // the query's embedding; nil without dense
 	// denseText is the text embedded for qvec; empty without dense.
 	denseText string
+	// denseErr is why embedding the query failed; the dense channel is
+	// then left out.
+	denseErr error
 }
 
 // recall runs the recall channels. They are independent SQLite queries
@@ -299,6 +312,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 		denseIDs                                 []int64
 		denseScores                              []float64
 		qvec                                     []float32
+		denseErr                                 error
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
@@ -375,9 +389,24 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
 		denseText = denseQuery(req.Query, terms, n)
 		g.Go(func() error {
-			vecs, err := s.Embedder.Embed(gctx, []string{denseText}, embed.Query)
+			ectx := gctx
+			if s.EmbedTimeout > 0 {
+				var cancel context.CancelFunc
+				ectx, cancel = context.WithTimeout(gctx, s.EmbedTimeout)
+				defer cancel()
+			}
+			vecs, err := s.Embedder.Embed(ectx, []string{denseText}, embed.Query)
 			if err != nil {
-				return fmt.Errorf("embedding the query: %w", err)
+				if gctx.Err() != nil {
+					// Canceled, or another channel failed: that is the
+					// search's error, not the provider's.
+					return fmt.Errorf("embedding the query: %w", err)
+				}
+				// A provider that is down, slow or failing costs the dense
+				// channel, not the answer: the lexical channels still
+				// answer, and the caller says the search was degraded.
+				denseErr = err
+				return nil
 			}
 			qvec = vecs[0]
 			denseIDs, denseScores = s.Vectors.Nearest(qvec, denseLimit)
@@ -389,7 +418,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 	}
 
 	var r recalled
-	r.bm25, r.qvec, r.denseText = bm25Hits, qvec, denseText
+	r.bm25, r.qvec, r.denseText, r.denseErr = bm25Hits, qvec, denseText, denseErr
 	if req.Uses("bm25") {
 		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
 	}
