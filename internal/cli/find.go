@@ -39,11 +39,17 @@ func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cob
 		Long: `Search the index for QUERY: a symbol (ReadMIMEHeader, http.Server), a question
 ("how are idle connections closed"), or a whole issue text with tracebacks. Prints one line
 per result: path, line range and a one-line summary. The first find on an unindexed
-repository builds the index first.`,
+repository builds the index first.
+
+QUERY - reads the query from standard input. A query over CTX_MAX_QUERY_BYTES (32 KiB) is
+searched by its first 32 KiB, with a warning. When the embedding provider fails or does not
+answer within CTX_EMBED_QUERY_TIMEOUT (2s), the results come from the lexical channels,
+with a warning and "degraded" in the JSON stats.`,
 		Example: `  ctx find "where are request headers parsed"
   ctx find ReadMIMEHeader --limit 3 --full
   ctx find "retry with backoff" --json --language go --path 'net/**'
-  ctx find "how are idle connections closed" --budget 8000 --full`,
+  ctx find "how are idle connections closed" --budget 8000 --full
+  ctx find --json - < issue.txt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return flagError{fmt.Errorf("find needs a QUERY")}
@@ -52,6 +58,13 @@ repository builds the index first.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.query = strings.Join(args, " ")
+			if len(args) == 1 && args[0] == "-" {
+				q, err := readQuery(deps.IO.In)
+				if err != nil {
+					return err
+				}
+				opts.query = q
+			}
 			if strings.TrimSpace(opts.query) == "" {
 				return flagError{fmt.Errorf("empty query")}
 			}
@@ -116,6 +129,11 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
+	// A cut query or a degraded search changes what the results mean:
+	// said on stderr whatever the format (the JSON stats say it too).
+	for _, n := range resp.Stats.Notes() {
+		fmt.Fprintf(d.IO.ErrOut, "warning: %s\n", n)
+	}
 	if opts.budget > 0 {
 		packResults(e, resp, opts)
 	}
@@ -140,6 +158,26 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		printHit(d.IO.Out, h, opts)
 	}
 	return nil
+}
+
+// maxStdinQuery bounds a query read from standard input; the engine
+// searches only its first CTX_MAX_QUERY_BYTES, but reads the rest to say
+// how long it was.
+const maxStdinQuery = 64 << 20
+
+// readQuery reads a query from r (ctx find -).
+func readQuery(r io.Reader) (string, error) {
+	if r == nil {
+		return "", flagError{fmt.Errorf("no standard input to read the query from")}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxStdinQuery+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the query from standard input: %w", err)
+	}
+	if len(b) > maxStdinQuery {
+		return "", flagError{fmt.Errorf("the query on standard input is over %d MiB", maxStdinQuery>>20)}
+	}
+	return string(b), nil
 }
 
 // expandChannels resolves --channels values: "hybrid" (every channel,

@@ -184,6 +184,9 @@ func (e *Engine) Identity() Identity {
 // ensureDims makes the provider learn its vector length before the
 // identity is computed: a provider configured with Dims 0 reports 0 until
 // its first response, and an identity taken then would change after it.
+// It asks the provider (one Embed call), so only building an index uses
+// it; queries, lookups and status take the length stored in the index
+// ([Engine.storedDims]) and never call the provider for it.
 func (e *Engine) ensureDims(ctx context.Context) error {
 	if e.emb == nil || e.emb.Model().Dims > 0 {
 		return nil

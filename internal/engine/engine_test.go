@@ -256,6 +256,14 @@ func (p *lazyDims) Embed(ctx context.Context, texts []string, kind embed.InputKi
 	return p.Fake.Embed(ctx, texts, kind)
 }
 
+// AssumeDims takes the length from an index built with the model, as
+// ollama and openai do.
+func (p *lazyDims) AssumeDims(n int) {
+	if n == p.Fake.Model().Dims {
+		p.learned.Store(true)
+	}
+}
+
 // TestLazyDimensions: a provider that learns its dimensions from its first
 // response gets the same identity in every process.
 func TestLazyDimensions(t *testing.T) {
@@ -264,7 +272,8 @@ func TestLazyDimensions(t *testing.T) {
 	cfg := testConfig(t)
 	index(t, open(t, cfg, root, &lazyDims{Fake: embedtest.New(16)}), engine.IndexOptions{})
 
-	// A new process: Find learns the dimensions before checking.
+	// A new process: Find takes the dimensions from the index before
+	// checking.
 	if resp := find(t, open(t, cfg, root, &lazyDims{Fake: embedtest.New(16)}), engine.FindRequest{Query: "ParseConfig"}); len(resp.Results) == 0 {
 		t.Error("no results")
 	}
@@ -280,7 +289,12 @@ func TestStatusLazyDimensions(t *testing.T) {
 	root := repo(t)
 	cfg := testConfig(t)
 	index(t, open(t, cfg, root, &lazyDims{Fake: embedtest.New(16)}), engine.IndexOptions{})
-	if st := status(t, open(t, cfg, root, &lazyDims{Fake: embedtest.New(16)})); st.Stale {
+	p := &lazyDims{Fake: embedtest.New(16)}
+	if st := status(t, open(t, cfg, root, p)); st.Stale {
 		t.Errorf("Status in a new process: stale (identity %+v, stored %q)", st.Identity, st.StoredIdentity)
+	}
+	// The length comes from the index: status never calls the provider.
+	if n := p.Calls(); n != 0 {
+		t.Errorf("Status called the provider %d times, want 0", n)
 	}
 }

@@ -8,12 +8,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
+	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/search"
 )
 
 // FindRequest is one search through the engine.
 type FindRequest struct {
+	// Query is cut to the configured maximum (see [Engine.CutQuery]).
 	Query     string
 	Limit     int      // default 10
 	Languages []string // discover.Lang* ids
@@ -78,8 +82,82 @@ type FindStats struct {
 	QueryKind  string `json:"query_kind"`
 	// DenseQuery is the text the dense channel embedded when it left out
 	// words most of the index holds (the project's name); absent when it
-	// embedded the query as it is.
+	// embedded the query as it is. Like the query, it is echoed at most
+	// [EchoBytes] long.
 	DenseQuery string `json:"dense_query,omitempty"`
+	// QueryTruncated is set when the query was longer than the configured
+	// maximum (CTX_MAX_QUERY_BYTES, default 32 KiB): only its first
+	// QuerySearchedBytes bytes were searched. QueryBytes is its length as
+	// given. All three are absent for a query that fit.
+	QueryTruncated     bool `json:"query_truncated,omitempty"`
+	QueryBytes         int  `json:"query_bytes,omitempty"`
+	QuerySearchedBytes int  `json:"query_searched_bytes,omitempty"`
+	// Degraded is set when a channel could not run and the results come
+	// from the others: "dense channel unavailable: <cause>" when the
+	// embedding provider failed or did not answer in time (the lexical
+	// channels answered alone).
+	Degraded string `json:"degraded,omitempty"`
+}
+
+// Notes returns a line for each way the search differed from what was
+// asked (a truncated query, a degraded search), each naming its fix, for
+// front ends to show beside the results; none for a normal search.
+func (st *FindStats) Notes() []string {
+	var out []string
+	if st.QueryTruncated {
+		out = append(out, fmt.Sprintf("the query is %d bytes; only its first %d were searched (the limit is CTX_MAX_QUERY_BYTES): put the most telling part first", st.QueryBytes, st.QuerySearchedBytes))
+	}
+	if st.Degraded != "" {
+		out = append(out, st.Degraded+"; results come from the lexical channels alone. "+DegradedFix)
+	}
+	return out
+}
+
+// DegradedFix is what to do about a search that ran without the dense
+// channel because the embedding provider failed.
+const DegradedFix = "Check that the embedding service is running and reachable (CTX_EMBED_URL), or set CTX_EMBED_PROVIDER (builtin, or none for lexical-only) and run `ctx index`"
+
+// EchoBytes is the most of a query (or of the text embedded for it) that
+// an answer repeats back: a prefix, cut at a UTF-8 boundary, then "…".
+const EchoBytes = 200
+
+// EchoQuery returns q as answers repeat it: whole when it is at most
+// [EchoBytes] long, else its first EchoBytes bytes (at a UTF-8 boundary)
+// and "…".
+func EchoQuery(q string) string {
+	if len(q) <= EchoBytes {
+		return q
+	}
+	return cutUTF8(q, EchoBytes) + "…"
+}
+
+// CutQuery returns q cut to the configured maximum
+// ([config.Config].MaxQueryBytes) at a UTF-8 boundary, and whether it
+// was cut. [Engine.Find] applies it; a front end that analyzes a query
+// itself calls it first, so it sees what Find searches.
+func (e *Engine) CutQuery(q string) (string, bool) {
+	n := e.cfg.MaxQueryBytes
+	if n <= 0 {
+		n = config.DefaultMaxQueryBytes
+	}
+	if len(q) <= n {
+		return q, false
+	}
+	return cutUTF8(q, n), true
+}
+
+// cutUTF8 returns s cut to at most n bytes, before the rune that byte n
+// falls in, so a valid UTF-8 sequence is never split.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i]
+		}
+	}
+	return s[:n]
 }
 
 // FindResponse is the whole result JSON object.
@@ -112,9 +190,10 @@ var ErrEmptyIndex = errors.New("index is empty")
 // AutoIndex), [ErrStale] (identity mismatch), [ErrEmptyIndex], store
 // failures. No results is not an error.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
-	resp := &FindResponse{Query: req.Query, Results: []Hit{}}
-	if err := e.ensureDims(ctx); err != nil {
-		return nil, err
+	query, cut := e.CutQuery(req.Query)
+	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
+	if cut {
+		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
 	}
 	v, release, err := e.acquire(ctx)
 	if err == nil && v.stored == "" {
@@ -135,6 +214,9 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, err
 	}
 	defer release()
+	if err := e.storedDims(ctx, v.db); err != nil {
+		return nil, err
+	}
 	if v.stored != e.Identity().Hash {
 		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
 	}
@@ -142,8 +224,11 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
-	s := &search.Searcher{DB: db, TotalChunks: total}
-	sreq := search.Request{Query: req.Query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	s := &search.Searcher{DB: db, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout}
+	if s.EmbedTimeout <= 0 {
+		s.EmbedTimeout = config.DefaultQueryTimeout
+	}
+	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
 	dense := sreq.Uses("dense")
 	if dense && e.emb == nil && len(req.Channels) > 0 {
 		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
@@ -159,8 +244,18 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, err
 	}
+	if st.DenseErr != nil && !slices.ContainsFunc(sreq.Channels, func(c string) bool { return c != "dense" }) && len(sreq.Channels) > 0 {
+		// Only the dense channel was asked for: there is nothing to fall
+		// back on.
+		return nil, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
+	}
 	resp.Raw = res
-	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: st.DenseQuery}
+	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery),
+		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, QuerySearchedBytes: resp.Stats.QuerySearchedBytes}
+	if st.DenseErr != nil {
+		resp.Stats.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, s.EmbedTimeout)
+		e.log.Info("searching without the dense channel", "err", st.DenseErr)
+	}
 	if v.head.running {
 		resp.Stats.Fresh = false
 		resp.Stats.IndexState = "interrupted"
@@ -187,7 +282,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		resp.Results = append(resp.Results, h)
 	}
 	if req.Expand.Seeds > 0 {
-		extra, err := e.Expand(ctx, req.Query, resp.Results, req.Expand)
+		extra, err := e.Expand(ctx, query, resp.Results, req.Expand)
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +299,15 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 	}
 	return resp, nil
+}
+
+// denseCause says why embedding the query failed, in a user's terms: a
+// timeout names the setting that bounds it.
+func denseCause(err error, timeout time.Duration) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("the embedding provider did not answer within %s (CTX_EMBED_QUERY_TIMEOUT): %v", timeout, err)
+	}
+	return err.Error()
 }
 
 // changed reports whether a file's size or mtime differ from the indexed

@@ -699,11 +699,14 @@ func (e *Engine) CodeSpan(path string, startByte, endByte, startLine, endLine in
 // [ErrStale] or [ErrNotIndexed] (unfinished first run) when the index
 // cannot answer, naming the command that fixes it.
 func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
-	if err := e.ensureDims(ctx); err != nil {
-		return nil, nil, err
-	}
 	v, release, err := e.acquire(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	// The identity takes the vector length from the index: lookups never
+	// call the embedding provider.
+	if err := e.storedDims(ctx, v.db); err != nil {
+		release()
 		return nil, nil, err
 	}
 	switch v.stored {

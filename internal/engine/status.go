@@ -60,7 +60,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	defer db.Close()
-	if err := e.ensureDims(ctx); err != nil {
+	// The identity takes the vector length from the index: status never
+	// calls the embedding provider.
+	if err := e.storedDims(ctx, db); err != nil {
 		return nil, err
 	}
 	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.Identity(), Skips: map[string]int{}}
