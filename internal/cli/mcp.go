@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/mcpserver"
@@ -121,7 +120,9 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer s.Close()
-	t := &mcp.IOTransport{Reader: io.NopCloser(opts.deps.IO.In), Writer: nopWriteCloser{opts.deps.IO.Out}}
+	// A malformed line gets a JSON-RPC error answer and the server reads
+	// on; the SDK's stdio transport would end the session.
+	t := &mcpserver.LineTransport{In: opts.deps.IO.In, Out: opts.deps.IO.Out}
 	err = s.MCP().Run(ctx, t)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
@@ -153,9 +154,6 @@ func runServe(ctx context.Context, opts *mcpOptions) error {
 	}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // version is the module version ctx was built as ("dev" in a work tree).
 func version() string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -146,17 +147,29 @@ func newSymbolsCmd(deps *Deps) *cobra.Command {
 }
 
 func newChunkCmd(deps *Deps) *cobra.Command {
-	var asJSON bool
+	var asJSON, pathBytes bool
 	cmd := &cobra.Command{
-		Use:     "chunk FILE:LINE",
-		Short:   "Print the indexed chunk (function, class, block) that holds a line",
-		Example: `  ctx chunk net/http/server.go:3199`,
-		Args:    exactArgs(1, "chunk needs one FILE:LINE"),
+		Use:   "chunk FILE:LINE",
+		Short: "Print the indexed chunk (function, class, block) that holds a line",
+		Long: `Print the indexed chunk (function, class, block) that holds line LINE of FILE.
+
+A file name that is not valid UTF-8 appears in JSON output with U+FFFD in "path" and its raw
+bytes, base64-encoded, in "path_bytes"; pass that value as FILE with --path-bytes.`,
+		Example: `  ctx chunk net/http/server.go:3199
+  ctx chunk --path-bytes c3ViL2NhZekuZ28=:3`,
+		Args: exactArgs(1, "chunk needs one FILE:LINE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, lineStr, ok := strings.Cut(args[0], ":")
-			line, err := strconv.Atoi(lineStr)
-			if !ok || err != nil || line < 1 {
+			// The line follows the last colon: a file name may hold one.
+			i := strings.LastIndexByte(args[0], ':')
+			line, err := strconv.Atoi(args[0][i+1:])
+			if i < 0 || err != nil || line < 1 {
 				return flagError{fmt.Errorf("%q: want FILE:LINE with a 1-based line", args[0])}
+			}
+			file := args[0][:i]
+			if pathBytes {
+				if file, err = engine.DecodePathBytes(file); err != nil {
+					return flagError{err}
+				}
 			}
 			e, err := deps.engine()
 			if err != nil {
@@ -164,6 +177,9 @@ func newChunkCmd(deps *Deps) *cobra.Command {
 			}
 			h, err := e.ChunkAt(cmd.Context(), file, line)
 			if err != nil {
+				if !pathBytes && strings.ContainsRune(file, utf8.RuneError) {
+					return fmt.Errorf("%w; a path with U+FFFD (\uFFFD) may stand for a file name that is not valid UTF-8: pass the result's path_bytes with --path-bytes", err)
+				}
 				return err
 			}
 			if asJSON {
@@ -175,6 +191,7 @@ func newChunkCmd(deps *Deps) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&pathBytes, "path-bytes", false, "FILE is the base64 path_bytes of a JSON result (a file name that is not valid UTF-8)")
 	return cmd
 }
 

@@ -114,7 +114,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 				}
 			}
 		}
-		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: end, Score: round(score), Language: r.Language, Kind: r.Kind,
+		h := Hit{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: end, Score: round(score), Language: r.Language, Kind: r.Kind,
 			Symbol: r.Symbol, Summary: r.Summary, Boosts: []string{"expanded: " + why}, Context: why, StartByte: r.StartByte, EndByte: r.EndByte}
 		h.Stale = e.changed(r.Path, r.FileSize, r.FileTime)
 		if end < r.EndLine {

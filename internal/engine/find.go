@@ -40,7 +40,10 @@ type FindRequest struct {
 // Hit is one result in the shape of the result JSON contract
 // (../shared/DESIGN.md); Channels and Boosts are only filled for explain.
 type Hit struct {
-	Path      string                       `json:"path"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string                       `json:"path_bytes,omitempty"`
 	StartLine int                          `json:"start_line"`
 	EndLine   int                          `json:"end_line"`
 	Score     float64                      `json:"score"`
@@ -275,7 +278,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
 			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
-			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb}
+			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb, PathBytes: PathBytes(r.Path)}
 		if req.Full {
 			h.Code = e.code(r, stale)
 		}

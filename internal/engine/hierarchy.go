@@ -17,8 +17,11 @@ type TypeLink struct {
 	Base     string `json:"base"`
 	Relation string `json:"relation"` // extends, implements, embeds or impl (Rust impl Trait for Type)
 	Path     string `json:"path"`     // where Type's definition (or the impl) is
-	Line     int    `json:"line"`     // 1-based, its first line
-	Language string `json:"language"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
+	Line      int    `json:"line"` // 1-based, its first line
+	Language  string `json:"language"`
 }
 
 // Hierarchy is a type's place in the type hierarchy.
@@ -217,6 +220,11 @@ func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hier
 		}
 	}
 	slices.SortStableFunc(out.Subtypes, func(a, b TypeLink) int { return strings.Compare(a.Path, b.Path) })
+	for _, ls := range [][]TypeLink{out.Supertypes, out.Subtypes} {
+		for i := range ls {
+			ls[i].PathBytes = PathBytes(ls[i].Path)
+		}
+	}
 	return out, nil
 }
 

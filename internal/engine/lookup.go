@@ -26,7 +26,10 @@ const LookupMethod = "heuristic: defined names and whole-word text matches in th
 
 // Definition is one place a symbol is defined.
 type Definition struct {
-	Path      string `json:"path"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
 	StartLine int    `json:"start_line"` // 1-based, inclusive
 	EndLine   int    `json:"end_line"`   // 1-based, inclusive
 	Language  string `json:"language"`
@@ -158,7 +161,7 @@ func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max i
 	for _, s := range out[:min(max, len(out))] {
 		r := s.row
 		stale := e.changed(r.Path, r.FileSize, r.FileTime)
-		d := Definition{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Language: r.Language, Kind: r.Kind,
+		d := Definition{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Language: r.Language, Kind: r.Kind,
 			Symbol: r.Symbol, Summary: r.Summary, Confidence: round(min(s.conf, 1)), Stale: stale}
 		if withCode {
 			d.Code = e.readRange(r.Path, r.StartByte, r.EndByte, r.StartLine, r.EndLine, stale)
@@ -214,11 +217,14 @@ func isTestPath(p string) bool {
 
 // Reference is one line that mentions a symbol by its whole name.
 type Reference struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line"`   // 1-based
-	Column   int    `json:"column"` // 1-based, in bytes
-	Text     string `json:"text"`   // the line, trimmed, at most 200 bytes
-	Language string `json:"language"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
+	Line      int    `json:"line"`   // 1-based
+	Column    int    `json:"column"` // 1-based, in bytes
+	Text      string `json:"text"`   // the line, trimmed, at most 200 bytes
+	Language  string `json:"language"`
 	// Enclosing is the symbol of the chunk the line is in ("" at top level).
 	Enclosing string `json:"enclosing,omitempty"`
 	// Kind is "call" when a mention on the line is followed by "(" and
@@ -469,7 +475,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			if kind == "definition" {
 				enclosing = ""
 			}
-			out = append(out, Reference{Path: r.Path, Line: ln, Column: col + 1, Text: clip(strings.TrimSpace(string(line)), 200),
+			out = append(out, Reference{Path: r.Path, PathBytes: PathBytes(r.Path), Line: ln, Column: col + 1, Text: clip(strings.TrimSpace(string(line)), 200),
 				Language: r.Language, Enclosing: enclosing, Kind: kind})
 			ref := &out[len(out)-1]
 			ref.Definition, ref.Confidence = link.link(r.Path, string(line[max(0, col-64):col]))
@@ -600,10 +606,13 @@ func clip(s string, n int) string {
 
 // FileEntry is one indexed file.
 type FileEntry struct {
-	Path     string `json:"path"`
-	Language string `json:"language"`
-	Lines    int    `json:"lines"`
-	Bytes    int64  `json:"bytes"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
+	Language  string `json:"language"`
+	Lines     int    `json:"lines"`
+	Bytes     int64  `json:"bytes"`
 }
 
 // Files returns indexed files matching glob (a doublestar pattern relative
@@ -634,7 +643,7 @@ func (e *Engine) Files(ctx context.Context, glob string, langs []string, max int
 		}
 		total++
 		if max <= 0 || len(out) < max {
-			out = append(out, FileEntry{Path: f.Path, Language: f.Language, Lines: f.Lines, Bytes: f.Size})
+			out = append(out, FileEntry{Path: f.Path, PathBytes: PathBytes(f.Path), Language: f.Language, Lines: f.Lines, Bytes: f.Size})
 		}
 	}
 	return out, total, nil
@@ -723,10 +732,15 @@ func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 // Dependency is one import statement: in a file's own imports, what it
 // names; in its importers, who names it.
 type Dependency struct {
-	Path   string `json:"path"`   // the importing file
-	Line   int    `json:"line"`   // 1-based
-	Spec   string `json:"spec"`   // as written
-	Target string `json:"target"` // repository path it resolves to; "" outside the repository or unresolved
+	Path string `json:"path"` // the importing file
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
+	Line      int    `json:"line"`   // 1-based
+	Spec      string `json:"spec"`   // as written
+	Target    string `json:"target"` // repository path it resolves to; "" outside the repository or unresolved
+	// TargetBytes is to Target what PathBytes is to Path.
+	TargetBytes string `json:"target_bytes,omitempty"`
 	// Internal is set when the import should resolve inside the
 	// repository; with no Target it is broken or unresolvable.
 	Internal bool `json:"internal"`
@@ -734,7 +748,10 @@ type Dependency struct {
 
 // Deps is what a file imports and what imports it.
 type Deps struct {
-	Path      string       `json:"path"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string       `json:"path_bytes,omitempty"`
 	Imports   []Dependency `json:"imports"`
 	Importers []Dependency `json:"importers"`
 }
@@ -773,15 +790,15 @@ func (e *Engine) Deps(ctx context.Context, rel string) (*Deps, error) {
 			return nil, fmt.Errorf("%s is not in the index of %s (see `ctx status` for skipped files)", rel, e.root)
 		}
 	}
-	d := &Deps{Path: rel, Imports: []Dependency{}, Importers: []Dependency{}}
+	d := &Deps{Path: rel, PathBytes: PathBytes(rel), Imports: []Dependency{}, Importers: []Dependency{}}
 	for _, r := range own {
-		d.Imports = append(d.Imports, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+		d.Imports = append(d.Imports, dependency(r))
 	}
 	for _, r := range in {
 		if r.Path == rel {
 			continue
 		}
-		d.Importers = append(d.Importers, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+		d.Importers = append(d.Importers, dependency(r))
 	}
 	return d, nil
 }
@@ -812,14 +829,22 @@ func (e *Engine) Importers(ctx context.Context, name, scope string, limit int) (
 		if len(out) == limit {
 			break
 		}
-		out = append(out, Dependency{Path: r.Path, Line: r.Line, Spec: r.Spec, Target: r.Target, Internal: r.Internal})
+		out = append(out, dependency(r))
 	}
 	return out, nil
 }
 
+// dependency is the answer's form of a stored import.
+func dependency(r store.ImportRow) Dependency {
+	return Dependency{Path: r.Path, PathBytes: PathBytes(r.Path), Line: r.Line, Spec: r.Spec, Target: r.Target, TargetBytes: PathBytes(r.Target), Internal: r.Internal}
+}
+
 // Symbol is one defined name.
 type Symbol struct {
-	Path      string `json:"path"`
+	Path string `json:"path"`
+	// PathBytes is set only when Path is not valid UTF-8: the base64 of
+	// its raw bytes (see [PathBytes]).
+	PathBytes string `json:"path_bytes,omitempty"`
 	StartLine int    `json:"start_line"` // 1-based, inclusive
 	EndLine   int    `json:"end_line"`   // 1-based, inclusive
 	Kind      string `json:"kind"`
@@ -842,7 +867,7 @@ func (e *Engine) Symbols(ctx context.Context, kinds []string, prefix string, lim
 	}
 	out := make([]Symbol, len(rows))
 	for i, r := range rows {
-		out[i] = Symbol{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Kind: r.Kind, Symbol: r.Symbol, Name: r.Name}
+		out[i] = Symbol{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Kind: r.Kind, Symbol: r.Symbol, Name: r.Name}
 	}
 	return out, nil
 }
@@ -868,7 +893,7 @@ func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error
 	if !ok {
 		return nil, fmt.Errorf("%s:%d is outside every chunk (the file has %d chunks, lines %d-%d)", rel, line, len(rows), rows[0].StartLine, rows[len(rows)-1].EndLine)
 	}
-	h := &Hit{Path: best.Path, StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,
+	h := &Hit{Path: best.Path, PathBytes: PathBytes(best.Path), StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,
 		Symbol: best.Symbol, Summary: best.Summary, StartByte: best.StartByte, EndByte: best.EndByte}
 	h.Stale = e.changed(best.Path, best.FileSize, best.FileTime)
 	h.Code = e.Code(*h)
