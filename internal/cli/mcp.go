@@ -154,7 +154,6 @@ func runServe(ctx context.Context, opts *mcpOptions) error {
 	}
 }
 
-
 // version is the module version ctx was built as ("dev" in a work tree).
 func version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
