@@ -110,4 +110,3 @@ func TestRunMasksSecrets(t *testing.T) {
 		t.Errorf("with IncludeSecrets the term %q of %s is not indexed (%v)", term, planted[0].Path, err)
 	}
 }
-
