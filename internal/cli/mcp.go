@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -120,14 +118,9 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer s.Close()
-	// A malformed line gets a JSON-RPC error answer and the server reads
-	// on; the SDK's stdio transport would end the session.
-	t := &mcpserver.LineTransport{In: opts.deps.IO.In, Out: opts.deps.IO.Out}
-	err = s.MCP().Run(ctx, t)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
+	// A malformed line gets a JSON-RPC error reply and the server reads
+	// on; the end of stdin waits for the replies of the calls in flight.
+	return s.RunStdio(ctx, opts.deps.IO.In, opts.deps.IO.Out)
 }
 
 func runServe(ctx context.Context, opts *mcpOptions) error {
