@@ -429,6 +429,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		if r.Path != srcPath {
 			srcPath, lines = r.Path, nil
 			if src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path))); err == nil {
+				e.maskFile(r.Path, src) // redact.go
 				lines = bytes.SplitAfter(src, []byte("\n"))
 			}
 		}
@@ -674,6 +675,7 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 			n, err := f.ReadAt(buf, int64(startByte))
 			f.Close()
 			if n == len(buf) || err == nil {
+				e.maskSpan(p, rel, startByte, buf[:n]) // redact.go
 				return string(buf[:n])
 			}
 		}
@@ -682,6 +684,7 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 	if err != nil {
 		return ""
 	}
+	e.maskFile(rel, src) // redact.go
 	lines := strings.SplitAfter(string(src), "\n")
 	if startLine < 1 || startLine > len(lines) {
 		return ""
