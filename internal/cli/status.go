@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctx-dev/ctx/internal/engine"
 )
 
 type statusOptions struct {
@@ -76,6 +80,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if len(st.Skips) > 0 {
 		fmt.Fprintf(w, "skipped:       %s\n", formatCounts(st.Skips))
 	}
+	writeRedacted(w, st.Redacted)
 	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
 	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)
 	fmt.Fprintf(w, "identity:      schema %d, chunker %d, analyzer %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Analyzer, st.Identity.Model, st.Identity.Hash)
@@ -106,4 +111,33 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// redactedTextMax caps the files the text output lists.
+const redactedTextMax = 10
+
+// writeRedacted prints the secrets masked inside indexed files, one file
+// a line under the total.
+func writeRedacted(w io.Writer, r engine.Redacted) {
+	switch {
+	case r.Off:
+		fmt.Fprintf(w, "secrets:       indexed as they are (CTX_INCLUDE_SECRETS is set)\n")
+		return
+	case r.Secrets == 0:
+		return
+	}
+	fmt.Fprintf(w, "secrets:       %d masked in %d %s (never indexed nor shown)\n", r.Secrets, r.Files, plural(r.Files, "file", "files"))
+	for _, f := range r.List[:min(len(r.List), redactedTextMax)] {
+		fmt.Fprintf(w, "               %s: %d (%s)\n", f.Path, f.Count, strings.Join(f.Rules, ", "))
+	}
+	if more := r.Files - min(len(r.List), redactedTextMax); more > 0 {
+		fmt.Fprintf(w, "               and %d more %s (ctx status --json lists %d)\n", more, plural(more, "file", "files"), engine.RedactedListMax)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/index"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // Status describes a root's index for `ctx status`.
@@ -50,7 +51,36 @@ type Status struct {
 	// TypeScript): all, those that should resolve inside the repository,
 	// and those that did.
 	Imports index.ImportStats `json:"imports"`
+	// Redacted reports the secrets masked inside indexed files' content
+	// (files that are credentials as a whole are skips with reason
+	// "secret").
+	Redacted Redacted `json:"redacted"`
 }
+
+// Redacted counts the secrets the index masked in file contents: chunks,
+// terms and vectors never held them, and code read back is masked again.
+type Redacted struct {
+	// Secrets is the number of masked spans, Files the number of files
+	// holding them.
+	Secrets int `json:"secrets"`
+	Files   int `json:"files"`
+	// List holds the first [RedactedListMax] of those files by path.
+	List []RedactedFile `json:"list"`
+	// Off is set when CTX_INCLUDE_SECRETS turns masking (and the
+	// exclusion of credential files) off.
+	Off bool `json:"off,omitempty"`
+}
+
+// RedactedFile is a file with masked secrets and the rules that found
+// them.
+type RedactedFile struct {
+	Path  string   `json:"path"`
+	Count int      `json:"count"`
+	Rules []string `json:"rules"`
+}
+
+// RedactedListMax caps [Redacted.List].
+const RedactedListMax = 20
 
 // Status reports on the root's index. Errors: [ErrNotIndexed] when there is
 // no index.
@@ -95,9 +125,25 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
+	if err := redactedStatus(ctx, db, e.cfg.IncludeSecrets, &st.Redacted); err != nil {
+		return nil, err
+	}
 	st.IndexBytes = db.SizeBytes()
 	if fi, err := os.Stat(e.dbPath + ".vec"); err == nil {
 		st.IndexBytes += fi.Size()
 	}
 	return st, nil
+}
+
+// redactedStatus fills r from the index's record of masked secrets.
+func redactedStatus(ctx context.Context, db *store.DB, off bool, r *Redacted) error {
+	sc, err := db.Secrets(ctx, RedactedListMax)
+	if err != nil {
+		return err
+	}
+	*r = Redacted{Secrets: sc.Total, Files: sc.Files, List: make([]RedactedFile, len(sc.List)), Off: off}
+	for i, f := range sc.List {
+		r.List[i] = RedactedFile{Path: f.Path, Count: f.Count, Rules: f.Rules}
+	}
+	return nil
 }

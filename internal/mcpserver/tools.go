@@ -567,6 +567,9 @@ func renderStatus(root string, out IndexStatusOutput) string {
 			}
 			b.WriteString("\n")
 		}
+		if r := st.Redacted; r.Secrets > 0 {
+			fmt.Fprintf(&b, "secrets masked in file contents: %d in %d files (see status.redacted)\n", r.Secrets, r.Files)
+		}
 	}
 	if j := out.Indexing; j != nil {
 		fmt.Fprintf(&b, "background index run: %s, %d/%d files (%.0f%%)", j.Phase, j.FilesDone, j.FilesTotal, j.Percent)
