@@ -25,9 +25,10 @@ type rule struct {
 	match func(s *scan, r *rule, order, at, n int)
 }
 
-// derivedIDs are rule ids that the assignment matcher gives to what it
-// finds from the name assigned to (see assignID).
-var derivedIDs = []string{"password", "aws-secret-key", "heroku-api-key", "twilio-credential"}
+// derivedIDs are the rule ids that the assignment matcher gives to what
+// it finds from the name assigned to (see assignID), besides its own and
+// heroku-api-key, which the table has.
+var derivedIDs = []string{"password", "aws-secret-key", "twilio-credential"}
 
 // rules is the table, most specific first: when spans overlap, the first
 // rule names the merged span. Token formats follow the providers'

@@ -183,10 +183,14 @@ func TestEveryRuleTested(t *testing.T) {
 		"terraform-cloud-token", "huggingface-token", "databricks-token", "linear-api-key",
 		"doppler-token", "square-token", "age-secret-key", "azure-storage-key", "telegram-bot-token",
 		"discord-webhook", "mailgun-api-key", "bearer-token", "twilio-credential"}
-	for _, id := range secrets.Rules() {
+	ids := secrets.Rules()
+	for _, id := range ids {
 		if !slices.Contains(tested, id) {
 			t.Errorf("rule %s has no test", id)
 		}
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+		t.Errorf("Rules() = %v has duplicates", ids)
 	}
 }
 
