@@ -171,8 +171,10 @@ func objectMembers(data []byte) (map[string]json.RawMessage, *rejection) {
 			return nil, parseError("%v", err)
 		}
 		if _, dup := members[name]; dup {
+			// Echo the id unless it is the member named twice: then
+			// there is no telling which one the client meant.
 			var id json.RawMessage
-			if raw := members["id"]; len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+			if raw := members["id"]; name != "id" && len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
 				id = raw
 			}
 			return nil, invalidRequest(id, "member %q appears twice", name)

@@ -55,6 +55,7 @@ func TestCheckMessage(t *testing.T) {
 		{"string error", `{"jsonrpc":"2.0","id":8,"error":"boom"}`, jsonrpc.CodeInvalidRequest, "8"},
 		{"fractional error code", `{"jsonrpc":"2.0","id":8,"error":{"code":1.5,"message":"m"}}`, jsonrpc.CodeInvalidRequest, "8"},
 		{"member twice", `{"jsonrpc":"2.0","id":9,"method":"ping","jsonrpc":"1.0"}`, jsonrpc.CodeInvalidRequest, "9"},
+		{"id twice", `{"jsonrpc":"2.0","id":9,"method":"ping","id":10}`, jsonrpc.CodeInvalidRequest, "null"},
 		{"nested too deep", deep, jsonrpc.CodeInvalidRequest, "3"},
 		{"nested deep in a batch", strings.Repeat("[", 3000) + strings.Repeat("]", 3000), jsonrpc.CodeInvalidRequest, "null"},
 	} {
