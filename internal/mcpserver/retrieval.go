@@ -53,7 +53,10 @@ type RetrievalInput struct {
 
 // Segment is one returned piece of code.
 type Segment struct {
-	Path      string  `json:"path" jsonschema:"file path relative to the repository root, with forward slashes"`
+	Path string `json:"path" jsonschema:"file path relative to the repository root, with forward slashes"`
+	// PathBytes names a file whose name is not valid UTF-8 (Path then
+	// shows U+FFFD for the bytes JSON cannot carry).
+	PathBytes string  `json:"path_bytes,omitempty" jsonschema:"set only when the file name is not valid UTF-8: the base64 of its raw bytes (path shows U+FFFD for the invalid bytes)"`
 	StartLine int     `json:"start_line" jsonschema:"first line, 1-based, inclusive"`
 	EndLine   int     `json:"end_line" jsonschema:"last line, 1-based, inclusive"`
 	Score     float64 `json:"score" jsonschema:"final ranking score; higher is better, comparable within one call only"`
@@ -105,6 +108,13 @@ type RetrievalStats struct {
 	// DenseQuery is set when the semantic channel embedded the query
 	// without words most of the index holds (the project's name).
 	DenseQuery string `json:"dense_query,omitempty" jsonschema:"the text the semantic channel embedded, when it left out words most of the code holds (such as the project's name)"`
+	// QueryTruncated and QueryBytes say the query was over the limit and
+	// only its first 32 KiB were searched.
+	QueryTruncated bool `json:"query_truncated,omitempty" jsonschema:"the query was longer than the limit (CTX_MAX_QUERY_BYTES, 32 KiB): only its first part was searched"`
+	QueryBytes     int  `json:"query_bytes,omitempty" jsonschema:"the query's length in bytes, when it was truncated"`
+	// Degraded says a channel could not run: the embedding provider
+	// failed or did not answer in time, so the lexical channels answered.
+	Degraded string `json:"degraded,omitempty" jsonschema:"set when the search ran without a channel, e.g. 'dense channel unavailable: <cause>': the embedding provider failed and the results come from the lexical channels"`
 }
 
 // RetrievalOutput is the codebase_retrieval result.
@@ -123,6 +133,8 @@ type RetrievalOutput struct {
 	// Method says how the answer was produced.
 	Method string         `json:"method" jsonschema:"how the segments were found"`
 	Stats  RetrievalStats `json:"stats"`
+
+	notes []string // lines on how the search differed from the request (engine.FindStats.Notes)
 }
 
 // modeParams are a mode's defaults: its engine preset (budget and
@@ -274,8 +286,12 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if in.Cursor != "" && cur.Gen != resp.Stats.IndexGeneration {
 		return nil, out, fmt.Errorf("the index changed since this cursor was issued (generation %d, now %d), so its pages no longer line up; repeat the call without cursor", cur.Gen, resp.Stats.IndexGeneration)
 	}
-	out.Query = query
+	out.Query = resp.Query // at most engine.EchoBytes of it
 	out.Method = "hybrid retrieval (BM25 + embeddings + symbol, path and mention channels, RRF fusion, ranking), grouped by file"
+	if resp.Stats.Degraded != "" {
+		out.Method = "lexical retrieval (BM25 + symbol, path and mention channels, RRF fusion, ranking; the embedding channel was unavailable), grouped by file"
+	}
+	out.notes = resp.Stats.Notes()
 	out.MaxTokens = budget
 	out.Freshness = Freshness{IndexGeneration: resp.Stats.IndexGeneration, Fresh: resp.Stats.Fresh}
 	if !resp.Stats.Fresh && s.opts.AutoIndex {
@@ -285,7 +301,8 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		s.startIndex(e, false)
 		out.Freshness.Refreshing = true
 	}
-	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery}
+	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
+		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded}
 
 	exclude := in.ExcludeGlobs
 	if len(exclude) > 0 {
@@ -399,6 +416,9 @@ func summarize(out *RetrievalOutput) {
 // hit merged into it, and the code of its whole span.
 func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segment, budget int, format string, debug bool, out *RetrievalOutput) []Segment {
 	fixed := tokens.Count(renderHeader(out, 0, 0)) + tokens.Count(out.Warning) + footerTokens
+	for _, n := range out.notes {
+		fixed += tokens.Count(noteLine(n))
+	}
 	if format != "markdown" {
 		fixed += jsonOverhead
 	}
@@ -412,7 +432,7 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 			for _, j := range ps.Hits {
 				stale = stale || hits[j].Stale
 			}
-			sg := Segment{Path: ps.Path, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
+			sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
 				Symbol: h.Symbol, Summary: h.Summary, ScoreComponents: h.Channels, Stale: stale,
 				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
 			if debug {
@@ -567,8 +587,14 @@ func renderHead(out *RetrievalOutput) string {
 	if out.Warning != "" {
 		fmt.Fprintf(&b, "> warning: %s\n\n", out.Warning)
 	}
+	for _, n := range out.notes {
+		b.WriteString(noteLine(n))
+	}
 	return b.String()
 }
+
+// noteLine renders a line of engine.FindStats.Notes in the page head.
+func noteLine(n string) string { return "> warning: " + n + "\n\n" }
 
 func renderTail(out *RetrievalOutput) string {
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -23,13 +24,83 @@ type prop struct {
 	min, max float64
 }
 
+// Limits on every tool's arguments ([checkArgs]): a client cannot make a
+// tool buffer, analyze or echo unbounded input.
+const (
+	// MaxArgBytes caps each string argument, and each string in an array
+	// argument, except the query arguments ([queryArgs]), whose length the
+	// engine bounds (CTX_MAX_QUERY_BYTES: a longer query is searched by its
+	// first 32 KiB, with a warning).
+	MaxArgBytes = 4 << 10
+	// MaxArgEntries caps each array argument.
+	MaxArgEntries = 64
+)
+
+// queryArgs are the arguments that carry a query: issue-sized text is
+// welcome there, and the engine cuts what is too long.
+var queryArgs = map[string]bool{"information_request": true, "query": true}
+
+// checkArgs returns an error naming the first argument of in (a tool's
+// input struct) over its limit, and the limit.
+func checkArgs(in any) error {
+	v := reflect.ValueOf(in)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		if f.Anonymous && fv.Kind() == reflect.Struct {
+			if err := checkArgs(fv.Interface()); err != nil {
+				return err
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			if n := fv.Len(); n > MaxArgBytes && !queryArgs[name] {
+				return fmt.Errorf("argument %s is %d bytes; the limit is %d bytes (4 KiB)", name, n, MaxArgBytes)
+			}
+		case reflect.Slice:
+			if n := fv.Len(); n > MaxArgEntries {
+				return fmt.Errorf("argument %s has %d entries; the limit is %d entries", name, n, MaxArgEntries)
+			}
+			if fv.Type().Elem().Kind() != reflect.String {
+				continue
+			}
+			for j := range fv.Len() {
+				if n := fv.Index(j).Len(); n > MaxArgBytes {
+					return fmt.Errorf("argument %s[%d] is %d bytes; the limit is %d bytes (4 KiB) per entry", name, j, n, MaxArgBytes)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // inputSchema infers the JSON schema of T (descriptions come from the
 // jsonschema struct tags; fields with omitempty are optional) and adds
-// enums, defaults and bounds the tags cannot carry.
+// enums, defaults and bounds the tags cannot carry, and the argument
+// limits of [checkArgs] where a client may meet them (arrays and the
+// query).
 func inputSchema[T any](props map[string]prop) *jsonschema.Schema {
 	sch, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	for name, ps := range sch.Properties {
+		switch {
+		case queryArgs[name]:
+			ps.Description += "; at most 32 KiB is searched (a longer text is cut, with a warning)"
+		case ps.Type == "array" || slices.Contains(ps.Types, "array"):
+			ps.Description += fmt.Sprintf("; at most %d entries", MaxArgEntries)
+		}
 	}
 	for name, p := range props {
 		ps, ok := sch.Properties[name]
@@ -56,6 +127,9 @@ func readOnly(title string) *mcp.ToolAnnotations {
 // addTool registers a typed tool and remembers it for GET /tools, with
 // its output schema inferred here (as the SDK would) so the listing shows
 // it too.
+//
+// Every call's arguments are held to the limits of [checkArgs] before h
+// runs; one over its limit is an isError result naming it and the limit.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.OutputSchema == nil {
 		sch, err := jsonschema.For[Out](nil)
@@ -64,7 +138,13 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 		}
 		t.OutputSchema = sch
 	}
-	mcp.AddTool(s.mcp, t, h)
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		if err := checkArgs(in); err != nil {
+			var zero Out
+			return nil, zero, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		return h(ctx, req, in)
+	})
 	s.tools = append(s.tools, t)
 }
 
@@ -370,7 +450,7 @@ func (s *Server) graphImporters(ctx context.Context, in SymbolGraphInput, limit 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %d import statements naming %s (%s)\n", len(deps), in.Symbol, out.Method)
 	for _, d := range deps {
-		out.References = append(out.References, engine.Reference{Path: d.Path, Line: d.Line, Text: d.Spec, Kind: "import", Confidence: 1})
+		out.References = append(out.References, engine.Reference{Path: d.Path, PathBytes: d.PathBytes, Line: d.Line, Text: d.Spec, Kind: "import", Confidence: 1})
 		fmt.Fprintf(&b, "%s:%d imports %s", d.Path, d.Line, d.Spec)
 		if d.Target != "" {
 			fmt.Fprintf(&b, " (-> %s)", d.Target)

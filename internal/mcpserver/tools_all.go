@@ -171,7 +171,7 @@ Example: {"query": "gzip writer compression level", "limit": 10}`,
 
 func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (*mcp.CallToolResult, SearchOutput, error) {
 	start := time.Now()
-	out := SearchOutput{Query: in.Query, Scope: scope}
+	out := SearchOutput{Query: engine.EchoQuery(in.Query), Scope: scope}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, fmt.Errorf("query is empty")
 	}
@@ -196,14 +196,17 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
-	out.Results, out.Stats = resp.Results, resp.Stats
+	out.Query, out.Results, out.Stats = resp.Query, resp.Results, resp.Stats
 	out.ServerMS = since(start)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %d results for %q", len(out.Results), in.Query)
+	fmt.Fprintf(&b, "# %d results for %q", len(out.Results), out.Query)
 	if scope != "" {
 		fmt.Fprintf(&b, " in %s", scope)
 	}
 	b.WriteString("\n")
+	for _, n := range resp.Stats.Notes() {
+		fmt.Fprintf(&b, "warning: %s\n", n)
+	}
 	if len(out.Results) == 0 {
 		b.WriteString("No code matched.\n")
 	}
@@ -286,10 +289,13 @@ type SemanticHit struct {
 
 // SemanticOutput is the semantic_code_search result.
 type SemanticOutput struct {
-	Query    string        `json:"query"`
-	Results  []SemanticHit `json:"results" jsonschema:"by combined score, best first"`
-	Dropped  int           `json:"dropped" jsonschema:"candidates removed by the thresholds and requirements"`
-	ServerMS float64       `json:"server_ms"`
+	Query   string        `json:"query"`
+	Results []SemanticHit `json:"results" jsonschema:"by combined score, best first"`
+	Dropped int           `json:"dropped" jsonschema:"candidates removed by the thresholds and requirements"`
+	// Degraded is set when the embedding provider failed: the results
+	// then have keyword scores only.
+	Degraded string  `json:"degraded,omitempty" jsonschema:"set when the embedding provider failed or did not answer in time: no result has a semantic score"`
+	ServerMS float64 `json:"server_ms"`
 }
 
 func (s *Server) addSemanticSearch() {
@@ -310,7 +316,7 @@ Example: {"query": "wait longer after each failed attempt", "top_k": 10, "semant
 
 func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in SemanticInput) (*mcp.CallToolResult, SemanticOutput, error) {
 	start := time.Now()
-	out := SemanticOutput{Query: in.Query, Results: []SemanticHit{}}
+	out := SemanticOutput{Query: engine.EchoQuery(in.Query), Results: []SemanticHit{}}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, fmt.Errorf("query is empty")
 	}
@@ -340,6 +346,7 @@ func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
+	out.Query, out.Degraded = resp.Query, resp.Stats.Degraded
 	best := 0.0
 	for _, h := range resp.Results {
 		best = max(best, h.Channels["bm25"].Score)
@@ -376,7 +383,10 @@ func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	out.ServerMS = since(start)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %d results for %q (semantic %.2f, keyword %.2f; %d candidates dropped)\n", len(out.Results), in.Query, sw, kw, out.Dropped)
+	fmt.Fprintf(&b, "# %d results for %q (semantic %.2f, keyword %.2f; %d candidates dropped)\n", len(out.Results), out.Query, sw, kw, out.Dropped)
+	for _, n := range resp.Stats.Notes() {
+		fmt.Fprintf(&b, "warning: %s\n", n)
+	}
 	for _, h := range out.Results {
 		fmt.Fprintf(&b, "%s:%d-%d %s %s combined %.3f (semantic %.3f, keyword %.3f) %s\n", h.Path, h.StartLine, h.EndLine, h.Kind, h.Symbol, h.Combined, h.SemanticScore, h.KeywordScore, h.Summary)
 	}
@@ -528,8 +538,17 @@ Example: {"query": "how are retries delayed"}`,
 		Annotations: readOnly("Expand a query"),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ExpandInput) (*mcp.CallToolResult, ExpandOutput, error) {
 		start := time.Now()
-		q := analyze.Analyze(in.Query)
-		out := ExpandOutput{Query: in.Query, Kind: string(q.Kind), Terms: []string{}, Symbols: q.Symbols, Paths: q.Paths, Related: []string{}}
+		e, err := s.repoEngine(in.RepoPath)
+		if err != nil {
+			return nil, ExpandOutput{}, err
+		}
+		// Analyze what Find searches: the query cut to the limit.
+		query, _ := e.CutQuery(in.Query)
+		q := analyze.Analyze(query)
+		// An issue-sized query names many identifiers: the first
+		// MaxArgEntries of each are what technical_terms can take back.
+		out := ExpandOutput{Query: engine.EchoQuery(query), Kind: string(q.Kind), Terms: []string{}, Symbols: q.Symbols[:min(len(q.Symbols), MaxArgEntries)],
+			Paths: q.Paths[:min(len(q.Paths), MaxArgEntries)], Related: []string{}}
 		for _, t := range q.TopTerms(20) {
 			out.Terms = append(out.Terms, t.Text)
 		}
@@ -539,23 +558,19 @@ Example: {"query": "how are retries delayed"}`,
 		if out.Paths == nil {
 			out.Paths = []string{}
 		}
-		e, err := s.repoEngine(in.RepoPath)
-		if err != nil {
-			return nil, out, err
-		}
-		resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: 10})
+		resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: 10})
 		if err != nil {
 			return nil, out, s.explain(e, err)
 		}
 		seen := map[string]bool{}
 		for _, h := range resp.Results {
 			name, _ := lastName(h.Symbol)
-			if name != "" && !seen[name] && !strings.Contains(in.Query, name) {
+			if name != "" && !seen[name] && !strings.Contains(query, name) {
 				seen[name] = true
 				out.Related = append(out.Related, name)
 			}
 		}
-		out.Expanded = strings.TrimSpace(in.Query + " " + strings.Join(out.Related, " "))
+		out.Expanded = strings.TrimSpace(out.Query + " " + strings.Join(out.Related, " "))
 		out.ServerMS = since(start)
 		text := fmt.Sprintf("kind: %s\nterms: %s\nsymbols: %s\npaths: %s\nrelated identifiers: %s\nexpanded query: %s\n",
 			out.Kind, strings.Join(out.Terms, " "), strings.Join(out.Symbols, " "), strings.Join(out.Paths, " "), strings.Join(out.Related, " "), out.Expanded)
