@@ -18,8 +18,10 @@ type mcpOptions struct {
 	tools       string
 	noAutoIndex bool
 	// serve only
-	addr  string
-	token string
+	addr        string
+	token       string
+	sessionIdle time.Duration
+	maxSessions int
 }
 
 func newMCPCmd(deps *Deps) *cobra.Command {
@@ -37,7 +39,11 @@ search_code, semantic_code_search, search_tests_for, search_config_for, search_c
 search_importers_for, change_history_for_path and expand_query.
 
 A repository without an index starts indexing in the background on the first call; calls
-answer from the last committed index while a run is in progress.`,
+answer from the last committed index while a run is in progress.
+
+Each stdin line is one JSON-RPC 2.0 message of at most 4 MiB. A line that is not one gets a
+JSON-RPC error reply (-32700 parse error, or -32600 invalid request) and the server reads on.
+When stdin closes, the calls already read are answered before ctx exits.`,
 		Example: `  ctx mcp
   ctx mcp --repo ~/src/project --tools all`,
 		Args: cobra.NoArgs,
@@ -63,7 +69,15 @@ func newServeCmd(deps *Deps) *cobra.Command {
 
 It binds to loopback by default. --token (or $CTX_MCP_TOKEN) requires
 "Authorization: Bearer <token>" on every path but /healthz, and is required to bind any
-other address.`,
+other address; a token that is blank or has whitespace around it is refused. Without a token,
+every path answers only requests whose Host header is localhost, 127.0.0.1 or [::1] (DNS
+rebinding protection).
+
+A streamable HTTP session with no request for --session-idle is closed. At most
+--max-sessions are open at once: a new session over the cap closes the one idle longest
+(its client gets 404 and starts a new session), or gets 503 with a JSON-RPC error when every
+session has a request in progress. A POST body that is not one JSON-RPC 2.0 message, or is
+larger than 4 MiB, gets a JSON-RPC error (-32700 or -32600).`,
 		Example: `  ctx serve --http 127.0.0.1:8765
   CTX_MCP_TOKEN=secret ctx serve --http 0.0.0.0:8765 --tools all`,
 		Args: cobra.NoArgs,
@@ -78,12 +92,17 @@ other address.`,
 			if err := mcpserver.CheckBind(opts.addr, opts.token); err != nil {
 				return flagError{err}
 			}
+			if opts.sessionIdle < 0 || opts.maxSessions < 0 {
+				return flagError{fmt.Errorf("--session-idle and --max-sessions must not be negative")}
+			}
 			return runServe(cmd.Context(), opts)
 		},
 	}
 	addServerFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.addr, "http", "127.0.0.1:8765", "address to listen on")
 	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default $CTX_MCP_TOKEN)")
+	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "close a streamable HTTP session after this long without a request (0: never)")
+	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most streamable HTTP sessions open at once (0: no cap)")
 	return cmd
 }
 
@@ -133,7 +152,16 @@ func runServe(ctx context.Context, opts *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s.Handler(mcpserver.HTTPOptions{Token: opts.token}), ReadHeaderTimeout: 10 * time.Second}
+	hopts := mcpserver.HTTPOptions{Token: opts.token, SessionIdle: opts.sessionIdle, MaxSessions: opts.maxSessions}
+	// The flags say "0" for none; HTTPOptions says so with a negative
+	// value (its zero value means the default).
+	if hopts.SessionIdle == 0 {
+		hopts.SessionIdle = -1
+	}
+	if hopts.MaxSessions == 0 {
+		hopts.MaxSessions = -1
+	}
+	srv := &http.Server{Handler: s.Handler(hopts), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.deps.IO.ErrOut, "ctx: serving %s on http://%s%s (SSE: %s, health: %s)\n", s.Root(), ln.Addr(), mcpserver.PathMCP, mcpserver.PathSSE, mcpserver.PathHealthz)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
