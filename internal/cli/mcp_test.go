@@ -3,7 +3,9 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,5 +207,44 @@ func TestMCPStdioMalformedLines(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("ctx mcp did not exit after stdin closed\n%s", p.stderr.Bytes())
+	}
+}
+
+// TestServeBlankToken: `ctx serve` refuses a token that is only
+// whitespace, from --token or CTX_MCP_TOKEN, as a usage error (exit 2),
+// whatever the address, instead of serving.
+func TestServeBlankToken(t *testing.T) {
+	t.Parallel()
+	exe := ctxExe(t)
+	repo := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+	}{
+		{"flag, loopback", []string{"--token", "   "}, ""},
+		{"flag, any address", []string{"--token", " \t ", "--http", "0.0.0.0:0"}, ""},
+		{"environment, loopback", nil, "CTX_MCP_TOKEN=   "},
+		{"environment, any address", []string{"--http", "0.0.0.0:0"}, "CTX_MCP_TOKEN=\t"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			args := append([]string{"serve", "--repo", repo, "--http", "127.0.0.1:0"}, tc.args...)
+			cmd := exec.CommandContext(ctx, exe, args...)
+			cmd.Env = append(os.Environ(), "CTX_CACHE_DIR="+t.TempDir(), "CTX_MCP_TOKEN=")
+			if tc.env != "" {
+				cmd.Env = append(cmd.Env, tc.env)
+			}
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("ctx %s served with a blank token:\n%s", strings.Join(args, " "), out)
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 || !bytes.Contains(out, []byte("blank")) {
+				t.Errorf("ctx %s: %v, want exit status 2 and a message about the blank token:\n%s", strings.Join(args, " "), err, out)
+			}
+		})
 	}
 }
