@@ -3,6 +3,12 @@
 // (github.com/modelcontextprotocol/go-sdk): stdio for `ctx mcp`,
 // streamable HTTP and SSE for `ctx serve`.
 //
+// Whatever a client sends, the server answers and goes on: a stdio line
+// or a POST body that is not one JSON-RPC 2.0 message gets a JSON-RPC
+// error reply ([StdioTransport], [Server.Handler]), and streamable HTTP
+// sessions are closed when idle and capped in number, so clients that
+// never close theirs cannot grow the process without bound.
+//
 // Every tool answers from the engine's last committed index state, so
 // calls never wait for an index run. A missing, stale or broken index is
 // an isError result that names the command (or tool) that fixes it, never
