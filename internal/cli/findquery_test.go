@@ -3,12 +3,18 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/cli"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/embedtest"
 )
 
 // run runs ctx in-process with args and stdin, returning stdout, stderr and
@@ -73,5 +79,97 @@ func TestFindLongQueryFromStdin(t *testing.T) {
 	_, stderr, _ = run(t, "Zanzibar", append([]string{"find", "-"}, flags...)...)
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("a short query: stderr = %q, want no warning", stderr)
+	}
+}
+
+// TestProviderDownCLI: with the OpenAI-compatible embedding service that
+// built the index refusing connections, ctx find answers from the lexical
+// channels with a warning on stderr and stats.degraded, and ctx def, refs,
+// callees, hierarchy and status answer without contacting it; a service
+// that answers 500 gets no request from them either.
+func TestProviderDownCLI(t *testing.T) {
+	var requests atomic.Int64
+	var failing atomic.Bool
+	fake := embedtest.New(8)
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if failing.Load() {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, `{"error": {"message": "overloaded", "type": "server_error"}}`, http.StatusInternalServerError)
+			return
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
+			return
+		}
+		vecs, _ := fake.Embed(r.Context(), req.Input, embed.Document)
+		data := make([]map[string]any, len(vecs))
+		for i, v := range vecs {
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
+	}))
+	defer svc.Close()
+	t.Setenv("CTX_EMBED_PROVIDER", "openai")
+	t.Setenv("CTX_EMBED_MODEL", "test-embed")
+	t.Setenv("CTX_EMBED_URL", svc.URL+"/v1")
+	t.Setenv("CTX_EMBED_QUERY_TIMEOUT", "1s")
+	root := t.TempDir()
+	src := "package main\n\n// Zanzibar frobnicates the widget.\nfunc Zanzibar() int {\n\treturn 42\n}\n\nfunc main() { Zanzibar() }\n"
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--repo", root, "--cache-dir", t.TempDir()}
+	if _, stderr, code := run(t, "", append([]string{"index"}, flags...)...); code != 0 {
+		t.Fatalf("ctx index: exit %d: %s", code, stderr)
+	}
+
+	for _, tc := range []struct{ name, cause string }{
+		{"500", "HTTP 500 Internal Server Error: overloaded"},
+		{"refused", "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			failing.Store(true)
+			if tc.name == "refused" {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("CTX_EMBED_URL", "http://"+ln.Addr().String()+"/v1")
+				ln.Close()
+			}
+			requests.Store(0)
+			for _, args := range [][]string{{"def", "Zanzibar"}, {"refs", "Zanzibar"}, {"callees", "main"}, {"hierarchy", "Zanzibar"}, {"status", "--json"}, {"symbols", "--json"}} {
+				if _, stderr, code := run(t, "", append(args, flags...)...); code != 0 {
+					t.Errorf("ctx %s with the provider down: exit %d: %s", strings.Join(args, " "), code, stderr)
+				}
+			}
+			if n := requests.Load(); n != 0 {
+				t.Errorf("def, refs, callees, hierarchy, status and symbols made %d requests, want none", n)
+			}
+			stdout, stderr, code := run(t, "", append([]string{"find", "--json", "Zanzibar frobnicates"}, flags...)...)
+			if code != 0 {
+				t.Fatalf("ctx find: exit %d: %s", code, stderr)
+			}
+			var resp struct {
+				Results []struct{ Path string } `json:"results"`
+				Stats   struct {
+					Degraded string `json:"degraded"`
+				} `json:"stats"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Results) == 0 || !strings.Contains(resp.Stats.Degraded, tc.cause) {
+				t.Errorf("find: %d results, degraded %q; want lexical results and the cause %q", len(resp.Results), resp.Stats.Degraded, tc.cause)
+			}
+			if !strings.Contains(stderr, "warning: dense channel unavailable") || !strings.Contains(stderr, "CTX_EMBED_PROVIDER") {
+				t.Errorf("find stderr = %q, want a warning with the fix", stderr)
+			}
+		})
 	}
 }
