@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"os"
 
 	"github.com/ctx-dev/ctx/internal/secrets"
@@ -11,10 +12,15 @@ import (
 // before chunking (internal/index/secrets.go): the same detector on the
 // same bytes finds the same spans, and masking keeps offsets and lines.
 
-// maskMargin is how far around a byte range the file is read to mask it:
-// detection is local to a line or to one private-key block (a few KB), so
-// a window this wide finds every span that reaches into the range.
-const maskMargin = 8 << 10
+// Detection is local to a line or to one private-key block, so a window
+// around a byte range that takes in the lines the range cuts (lineMargin
+// is enough unless the lines are very long) or, when the range holds key
+// material, the whole block (keyMargin; the largest keys in use take
+// about 6.5 KB) finds every span that reaches into the range.
+const (
+	lineMargin = 1 << 10
+	keyMargin  = 8 << 10
+)
 
 // maskFile masks the secrets in a whole file's content, in place, unless
 // the configuration keeps them (CTX_INCLUDE_SECRETS).
@@ -38,23 +44,46 @@ func (e *Engine) maskSpan(p, rel string, start int, buf []byte) {
 		return
 	}
 	defer f.Close()
-	lo := max(0, start-maskMargin)
-	before := make([]byte, start-lo, start-lo+len(buf)+maskMargin)
-	n, _ := f.ReadAt(before, int64(lo))
-	before = before[:n]
-	if n < start-lo {
-		// The file shrank: mask what was read on its own.
-		secrets.Redact(rel, buf)
+	margin := lineMargin
+	if secrets.KeyMaterial(buf) {
+		margin = keyMargin
+	}
+	for {
+		win, before, ok := window(f, start, buf, margin)
+		if !ok {
+			// The file shrank: mask what was read on its own.
+			secrets.Redact(rel, buf)
+			return
+		}
+		// Both edges must end a line (or the file), else read wider.
+		after := win[before+len(buf):]
+		whole := (before == start || bytes.IndexByte(win[:before], '\n') >= 0) &&
+			(len(after) < margin || bytes.IndexByte(after, '\n') >= 0)
+		if margin < keyMargin && !whole {
+			margin = keyMargin
+			continue
+		}
+		if fs := secrets.Find(rel, win); len(fs) > 0 {
+			secrets.Mask(win, fs)
+			copy(buf, win[before:before+len(buf)])
+		}
 		return
 	}
-	win := append(before, buf...)
-	after := win[len(win):min(cap(win), len(win)+maskMargin)]
-	m, _ := f.ReadAt(after, int64(start+len(buf)))
-	win = win[:len(win)+m]
-	fs := secrets.Find(rel, win)
-	if len(fs) == 0 {
-		return
+}
+
+// window returns buf with up to margin bytes of the file before and after
+// it, read in one call, and how many bytes come before; ok is false when
+// the file holds fewer bytes before buf than it should. buf itself is
+// copied in (it is what the caller read and shows).
+func window(f *os.File, start int, buf []byte, margin int) (win []byte, before int, ok bool) {
+	lo := max(0, start-margin)
+	before = start - lo
+	win = make([]byte, before+len(buf)+margin)
+	n, _ := f.ReadAt(win, int64(lo))
+	if n < before {
+		return nil, 0, false
 	}
-	secrets.Mask(win, fs)
-	copy(buf, win[len(before):len(before)+len(buf)])
+	win = win[:max(n, before+len(buf))]
+	copy(win[before:], buf)
+	return win, before, true
 }

@@ -108,6 +108,10 @@ func markerWords(w []byte) bool {
 	return true
 }
 
+func hasPrefixFold(b []byte, p string) bool {
+	return len(b) >= len(p) && bytes.EqualFold(b[:len(p)], []byte(p))
+}
+
 // base64Line reports whether a line, with quotes, string concatenation and
 // escaped line breaks around it trimmed, is base64 text or a PEM header
 // such as "Proc-Type: 4,ENCRYPTED".
@@ -119,13 +123,34 @@ func base64Line(line []byte) bool {
 	if len(t) < 16 {
 		return false
 	}
-	if bytes.HasPrefix(t, []byte("proc-type:")) || bytes.HasPrefix(t, []byte("dek-info:")) {
+	if hasPrefixFold(t, "proc-type:") || hasPrefixFold(t, "dek-info:") {
 		return true
 	}
 	for _, c := range t {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
 			return false
 		}
 	}
 	return true
+}
+
+// KeyMaterial reports whether b holds a private-key marker or a line of
+// base64 text: part of a key block that may reach beyond b, so that a
+// window around b must take in the whole block (up to a few KB) to mask
+// it as the whole file would be.
+func KeyMaterial(b []byte) bool {
+	if bytes.Contains(b, []byte("PRIVATE KEY")) {
+		return true
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if line := b[:i]; len(line) >= 40 && base64Line(line) {
+			return true
+		}
+		b = b[min(i+1, len(b)):]
+	}
+	return false
 }
