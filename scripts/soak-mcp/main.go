@@ -256,13 +256,15 @@ func text(res *mcp.CallToolResult) string {
 var (
 	reTmp    = regexp.MustCompile(`/[^\s'"` + "`" + `]*soak-mcp-[^\s'"` + "`" + `]*`)
 	reNumber = regexp.MustCompile(`\d+(\.\d+)?`)
+	reQuoted = regexp.MustCompile(`"[^"]*"`)
 )
 
 // messageKind groups isError texts and errors: the first line, with
-// paths under the soak's directory and numbers blanked out.
+// paths under the soak's directory, quoted names and numbers blanked out.
 func messageKind(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	s = reTmp.ReplaceAllString(s, "<repo>")
+	s = reQuoted.ReplaceAllString(s, `"…"`)
 	s = reNumber.ReplaceAllString(s, "N")
 	if len(s) > 200 {
 		s = s[:200] + "…"
