@@ -71,26 +71,15 @@ func (db *DB) metaQuery(ctx context.Context, q string, args ...any) (map[string]
 	return metaRows(ctx, db.r, q, args...)
 }
 
-// metaRows reads key/value rows of the meta table through q (the pool or
-// a transaction).
-func metaRows(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) (map[string]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading meta: %v", err)
-	}
-	defer rows.Close()
+// metaRows reads key/value rows of the meta table through conn (the pool
+// or a transaction).
+func metaRows(ctx context.Context, conn querier, query string, args ...any) (map[string]string, error) {
 	kv := map[string]string{}
-	for rows.Next() {
+	err := each(ctx, conn, "meta", query, args, func(rows *sql.Rows) error {
 		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("reading meta: %v", err)
-		}
+		err := rows.Scan(&k, &v)
 		kv[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading meta: %v", err)
-	}
-	return kv, nil
+		return err
+	})
+	return kv, err
 }

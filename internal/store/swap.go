@@ -39,7 +39,7 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 	if err := conn.QueryRowContext(ctx, `SELECT value FROM next.meta WHERE key = 'schema_version'`).Scan(&got); err != nil || got != want {
 		return Version{}, fmt.Errorf("replacing the index: %s has schema %q, want %s (%v)", src, got, want, err)
 	}
-	tables, err := plainTables(ctx, conn)
+	tables, err := contentTables(ctx, conn)
 	if err != nil {
 		return Version{}, err
 	}
@@ -64,12 +64,10 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 	if err != nil {
 		return Version{}, err
 	}
+	// Both databases ran the same migrations (the schema versions match),
+	// so their tables and column orders are the same.
 	for _, t := range tables {
-		cols, err := columns(ctx, tx, t)
-		if err != nil {
-			return Version{}, err
-		}
-		q := fmt.Sprintf(`DELETE FROM main.%[1]s; INSERT INTO main.%[1]s(%[2]s) SELECT %[2]s FROM next.%[1]s`, quoteIdent(t), cols)
+		q := fmt.Sprintf(`DELETE FROM main.%[1]s; INSERT INTO main.%[1]s SELECT * FROM next.%[1]s`, quoteIdent(t))
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return Version{}, fmt.Errorf("replacing the index: copying %s: %v", t, err)
 		}
@@ -100,100 +98,13 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 	return ver, nil
 }
 
-// plainTables lists the ordinary tables of the main database (not SQLite's
-// own, not virtual tables or their shadow tables), the ones an index's
-// content lives in.
-func plainTables(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM main.sqlite_master WHERE type = 'table'
-AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("replacing the index: listing tables: %v", err)
-	}
-	defer rows.Close()
-	var virtual []string
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("replacing the index: listing tables: %v", err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("replacing the index: listing tables: %v", err)
-	}
-	// Shadow tables of a virtual table (an FTS5 table's _data, _idx, …)
-	// are written by the virtual table, not copied.
-	vrows, err := conn.QueryContext(ctx, `SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'`)
-	if err != nil {
-		return nil, fmt.Errorf("replacing the index: listing tables: %v", err)
-	}
-	for vrows.Next() {
-		var n string
-		if err := vrows.Scan(&n); err == nil {
-			virtual = append(virtual, n+"_")
-		}
-	}
-	vrows.Close()
-	out := names[:0]
-outer:
-	for _, n := range names {
-		if n == "meta" {
-			continue
-		}
-		for _, v := range virtual {
-			if strings.HasPrefix(n, v) {
-				continue outer
-			}
-		}
-		out = append(out, n)
-	}
-	return append(out, "meta"), nil
+// contentTables lists the tables of the main database that hold an
+// index's content (not SQLite's own), meta last.
+func contentTables(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	names, err := collect(ctx, conn, "the index's tables", `SELECT name FROM main.sqlite_master
+WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND name <> 'meta' ORDER BY name`, nil,
+		func(rows *sql.Rows, n *string) error { return rows.Scan(n) })
+	return append(names, "meta"), err
 }
 
-// columns returns the comma-separated, quoted column names that table t
-// has in both databases (a table migrated with ADD COLUMN may order them
-// differently from a new one).
-func columns(ctx context.Context, tx *sql.Tx, t string) (string, error) {
-	read := func(schema string) ([]string, error) {
-		rows, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT name FROM pragma_table_info(%s, %s)`, quoteString(t), quoteString(schema)))
-		if err != nil {
-			return nil, fmt.Errorf("replacing the index: columns of %s: %v", t, err)
-		}
-		defer rows.Close()
-		var cols []string
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				return nil, err
-			}
-			cols = append(cols, c)
-		}
-		return cols, rows.Err()
-	}
-	mainCols, err := read("main")
-	if err != nil {
-		return "", err
-	}
-	nextCols, err := read("next")
-	if err != nil {
-		return "", err
-	}
-	have := map[string]bool{}
-	for _, c := range nextCols {
-		have[c] = true
-	}
-	var out []string
-	for _, c := range mainCols {
-		if have[c] {
-			out = append(out, quoteIdent(c))
-		}
-	}
-	if len(out) == 0 {
-		return "", fmt.Errorf("replacing the index: table %s has no columns in the new index", t)
-	}
-	return strings.Join(out, ", "), nil
-}
-
-func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
