@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/index"
-	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -108,10 +107,10 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 			return nil, err
 		}
 		defer db.Close()
-		return e.run(ctx, db, head{gen: hd.gen}, true, e.vecPath(), opts)
+		return e.run(ctx, db, head{gen: hd.gen}, true, true, opts)
 	}
 	defer db.Close()
-	return e.run(ctx, db, hd, false, e.vecPath(), opts)
+	return e.run(ctx, db, hd, false, true, opts)
 }
 
 // nextPath is where a rebuild writes the new index before it is swapped in.
@@ -126,7 +125,7 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 	if err != nil {
 		return nil, err
 	}
-	rep, err := e.run(ctx, ndb, head{gen: hd.gen}, true, "", opts)
+	rep, err := e.run(ctx, ndb, head{gen: hd.gen}, true, false, opts)
 	if cerr := ndb.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("closing the rebuilt index: %w", cerr)
 	}
@@ -146,7 +145,7 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 		e.log.Warn("removing the rebuilt index's file", "err", err)
 	}
 	if e.emb != nil {
-		e.writeVectorFile(ctx, live, e.vecPath())
+		e.writeVectorFile(ctx, live)
 	}
 	return rep, nil
 }
@@ -176,9 +175,10 @@ func (e *Engine) replaceFile(ctx context.Context, live *store.DB, next string) e
 }
 
 // run updates db from the files under the root and commits a generation
-// after hd's. rebuilt marks a new database; vecPath, when set, receives
-// the derived vector file.
-func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt bool, vecPath string, opts IndexOptions) (*IndexReport, error) {
+// after hd's. rebuilt marks a new database; vectors writes the root's
+// vector file from db (not for a rebuild's database, which is copied into
+// the live one first).
+func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vectors bool, opts IndexOptions) (*IndexReport, error) {
 	id := e.Identity()
 	rep := &IndexReport{Rebuilt: rebuilt, Resumed: hd.running && !rebuilt}
 	if err := db.SetMeta(ctx, map[string]string{metaRunState: runRunning, metaRunIdentity: id.Hash}); err != nil {
@@ -213,8 +213,8 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt bool, v
 	// version its vectors were read at, which every write moves in its
 	// own transaction: a file that is not of the committed content is
 	// never trusted. A failure only costs the first query its speed.
-	if e.emb != nil && vecPath != "" {
-		e.writeVectorFile(ctx, db, vecPath)
+	if e.emb != nil && vectors {
+		e.writeVectorFile(ctx, db)
 	}
 	meta := map[string]string{
 		store.MetaRoot:        e.root,
@@ -244,19 +244,13 @@ const metaChunks = "chunks"
 // them (index.ImportStats as JSON).
 const metaImports = "imports"
 
-// writeVectorFile makes the vector file at path hold db's committed
+// writeVectorFile makes the root's vector file hold db's committed
 // vectors, unless it already does. Errors are logged, not returned: the
 // query path rebuilds a missing or stale file from SQLite.
-func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB, path string) {
-	m := e.emb.Model()
-	if ver, err := db.Version(ctx); err == nil {
-		if _, err := search.ReadVectorFile(path, vecFileKey(m.String(), ver), m.Dims, ver.Content); err == nil {
-			return
-		}
-	}
-	v, ver, err := search.LoadVectors(ctx, db, m.Dims)
+func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) {
+	ver, err := db.Version(ctx)
 	if err == nil {
-		err = search.WriteVectorFile(path, vecFileKey(m.String(), ver), v)
+		_, err = e.loadVectors(ctx, db, ver)
 	}
 	if err != nil {
 		e.log.Warn("writing the vector file", "err", err)
