@@ -275,12 +275,7 @@ type fileHit struct {
 // index built incrementally and a clean one assign differently.
 func (c *crashRig) answers(t *testing.T, cache string) (map[string][]fileHit, *engine.FindStats) {
 	t.Helper()
-	cfg := config.Default()
-	cfg.CacheDir = cache
-	e, err := engine.Open(cfg, c.root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := c.engine(t, cache)
 	out := map[string][]fileHit{}
 	var stats *engine.FindStats
 	for _, q := range crashQueries {
@@ -323,12 +318,7 @@ func (c *crashRig) reference(t *testing.T) map[string][]fileHit {
 	if err := os.RemoveAll(c.refs); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
-	cfg.CacheDir = c.refs
-	e, err := engine.Open(cfg, c.root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := c.engine(t, c.refs)
 	if _, err := e.Index(t.Context(), engine.IndexOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -349,13 +339,20 @@ func (c *crashRig) fingerprint(t *testing.T) string {
 	return b.String()
 }
 
-func (c *crashRig) status(t *testing.T) (*engine.Status, error) {
+// engine opens the repository copy in-process on the index in cache.
+func (c *crashRig) engine(t *testing.T, cache string) *engine.Engine {
+	t.Helper()
 	cfg := config.Default()
-	cfg.CacheDir = c.cache
+	cfg.CacheDir = cache
 	e, err := engine.Open(cfg, c.root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+func (c *crashRig) status(t *testing.T) (*engine.Status, error) {
+	e := c.engine(t, c.cache)
 	return e.Status(t.Context())
 }
 
