@@ -86,12 +86,7 @@ func matchAssignment(s *scan, r *rule, order, at, n int) {
 		return // a reference to the variable, not its definition
 	}
 	ls := bytes.LastIndexByte(src[:ks], '\n') + 1
-	le := bytes.IndexByte(src[ke:], '\n')
-	if le < 0 {
-		le = len(src)
-	} else {
-		le += ke
-	}
+	le := lineEnd(src, ke)
 	name := low[ks:ke]
 	p := ke
 	define := false
@@ -111,7 +106,7 @@ func matchAssignment(s *scan, r *rule, order, at, n int) {
 		}
 		vs, ve = trimSpace(src, vs, vs+ve)
 		if plausible(src[vs:ve]) {
-			s.addID(assignID(name), order, vs, ve)
+			s.add(assignID(name), order, vs, ve)
 		}
 		return
 	}
@@ -205,7 +200,7 @@ func matchAssignment(s *scan, r *rule, order, at, n int) {
 		return // a test vector
 	}
 	if plausible(src[vs:ve]) {
-		s.addID(assignID(name), order, vs, ve)
+		s.add(assignID(name), order, vs, ve)
 	}
 }
 
@@ -236,6 +231,11 @@ func plausible(v []byte) bool {
 	}
 	if bytes.ContainsAny(v, " \t") || bytes.Contains(v, []byte("://")) {
 		return false
+	}
+	for _, c := range v {
+		if c >= 0x80 {
+			return false // text in another script (a translated message), not a key
+		}
 	}
 	switch v[0] {
 	case '$', '%', '@', '{', '[', '<', '!', '&', '*', '~', '/', '.', ':', '#', '=', '"', '\'':

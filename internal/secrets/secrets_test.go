@@ -116,6 +116,8 @@ func TestRules(t *testing.T) {
 
 		// Placeholders, references and code stay.
 		{"changeme", "a.yaml", "password: changeme", "", ""},
+		{"translated message", "messages.json", `  "Unexpected_token_1012": "未預期的語彙基元。",`, "", ""},
+		{"translated message with ascii", "messages.json", `  "Expected_token_1007": "分析器预期在此处找到与“{0}”标记匹配的“{1}”。",`, "", ""},
 		{"env reference", "a.yaml", "password: ${DB_PASSWORD}", "", ""},
 		{"template", "a.yaml", `password: "{{ .Values.db.password }}"`, "", ""},
 		{"angle placeholder", "a.env.example", "API_TOKEN=<your-token>", "", ""},
