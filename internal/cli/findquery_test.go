@@ -3,17 +3,12 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/cli"
-	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/embedtest"
 )
 
@@ -88,35 +83,10 @@ func TestFindLongQueryFromStdin(t *testing.T) {
 // callees, hierarchy and status answer without contacting it; a service
 // that answers 500 gets no request from them either.
 func TestProviderDownCLI(t *testing.T) {
-	var requests atomic.Int64
-	var failing atomic.Bool
-	fake := embedtest.New(8)
-	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if failing.Load() {
-			w.Header().Set("Retry-After", "30")
-			http.Error(w, `{"error": {"message": "overloaded", "type": "server_error"}}`, http.StatusInternalServerError)
-			return
-		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
-			return
-		}
-		vecs, _ := fake.Embed(r.Context(), req.Input, embed.Document)
-		data := make([]map[string]any, len(vecs))
-		for i, v := range vecs {
-			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
-	}))
-	defer svc.Close()
+	svc := embedtest.NewServer(t, "openai", 8)
 	t.Setenv("CTX_EMBED_PROVIDER", "openai")
 	t.Setenv("CTX_EMBED_MODEL", "test-embed")
-	t.Setenv("CTX_EMBED_URL", svc.URL+"/v1")
+	t.Setenv("CTX_EMBED_URL", svc.BaseURL())
 	t.Setenv("CTX_EMBED_QUERY_TIMEOUT", "1s")
 	root := t.TempDir()
 	src := "package main\n\n// Zanzibar frobnicates the widget.\nfunc Zanzibar() int {\n\treturn 42\n}\n\nfunc main() { Zanzibar() }\n"
@@ -133,22 +103,17 @@ func TestProviderDownCLI(t *testing.T) {
 		{"refused", "connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			failing.Store(true)
+			svc.SetReply(embedtest.Reply{Status: 500, RetryAfter: "30", Message: "overloaded"})
 			if tc.name == "refused" {
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Setenv("CTX_EMBED_URL", "http://"+ln.Addr().String()+"/v1")
-				ln.Close()
+				t.Setenv("CTX_EMBED_URL", embedtest.ClosedURL(t)+"/v1")
 			}
-			requests.Store(0)
+			svc.ResetRequests()
 			for _, args := range [][]string{{"def", "Zanzibar"}, {"refs", "Zanzibar"}, {"callees", "main"}, {"hierarchy", "Zanzibar"}, {"status", "--json"}, {"symbols", "--json"}} {
 				if _, stderr, code := run(t, "", append(args, flags...)...); code != 0 {
 					t.Errorf("ctx %s with the provider down: exit %d: %s", strings.Join(args, " "), code, stderr)
 				}
 			}
-			if n := requests.Load(); n != 0 {
+			if n := svc.Requests(); n != 0 {
 				t.Errorf("def, refs, callees, hierarchy, status and symbols made %d requests, want none", n)
 			}
 			stdout, stderr, code := run(t, "", append([]string{"find", "--json", "Zanzibar frobnicates"}, flags...)...)

@@ -1,128 +1,17 @@
 package engine_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/config"
-	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/embedtest"
 	"github.com/ctx-dev/ctx/internal/engine"
 	"github.com/ctx-dev/ctx/internal/search"
 )
-
-// embedServer is an embedding service on a local port that speaks the
-// OpenAI embeddings API (POST .../embeddings) or Ollama's (POST
-// /api/embed), answers with the deterministic vectors of
-// embedtest.Fake, and can be switched to fail the way real services do.
-// It counts every request it receives.
-type embedServer struct {
-	*httptest.Server
-	proto    string // "openai" or "ollama"
-	vecs     *embedtest.Fake
-	mode     atomic.Value // string: "ok", "500", "429" or "hang"
-	requests atomic.Int64
-	done     chan struct{} // closed at cleanup: hung requests return
-}
-
-func newEmbedServer(t *testing.T, proto string, dims int) *embedServer {
-	t.Helper()
-	s := &embedServer{proto: proto, vecs: embedtest.New(dims), done: make(chan struct{})}
-	s.mode.Store("ok")
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
-		close(s.done)
-		s.Close()
-	})
-	return s
-}
-
-func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.requests.Add(1)
-	want := "/v1/embeddings"
-	if s.proto == "ollama" {
-		want = "/api/embed"
-	}
-	if r.Method != http.MethodPost || r.URL.Path != want {
-		http.Error(w, `{"error": "not found"}`, http.StatusNotFound)
-		return
-	}
-	switch s.mode.Load().(string) {
-	case "500":
-		// Retry-After makes the client's retries deterministic: one
-		// retry fits the test's query timeout, a second does not.
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, `{"error": "model crashed"}`, http.StatusInternalServerError)
-		return
-	case "429":
-		w.Header().Set("Retry-After", "30")
-		body := `{"error": {"message": "rate limit reached", "type": "requests"}}`
-		if s.proto == "ollama" {
-			body = `{"error": "rate limit reached"}`
-		}
-		http.Error(w, body, http.StatusTooManyRequests)
-		return
-	case "hang":
-		select {
-		case <-r.Context().Done():
-		case <-s.done:
-		}
-		return
-	}
-	var req struct {
-		Model string   `json:"model"`
-		Input []string `json:"input"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" {
-		http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
-		return
-	}
-	vecs, _ := s.vecs.Embed(r.Context(), req.Input, embed.Document)
-	w.Header().Set("Content-Type", "application/json")
-	if s.proto == "ollama" {
-		json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": vecs})
-		return
-	}
-	type datum struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
-	}
-	data := make([]datum, len(vecs))
-	for i, v := range vecs {
-		data[i] = datum{"embedding", i, v}
-	}
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
-		"usage": map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}})
-}
-
-// baseURL is the provider setting that reaches the server.
-func (s *embedServer) baseURL() string {
-	if s.proto == "openai" {
-		return s.URL + "/v1"
-	}
-	return s.URL
-}
-
-// closedURL returns an http URL of a local port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
 
 // TestRemoteProviderDown: with a remote embedding provider that refuses
 // connections, answers 500 or 429, or hangs, find still answers, from the
@@ -135,10 +24,10 @@ func TestRemoteProviderDown(t *testing.T) {
 	for _, proto := range []string{"openai", "ollama"} {
 		t.Run(proto, func(t *testing.T) {
 			t.Parallel()
-			srv := newEmbedServer(t, proto, 16)
+			srv := embedtest.NewServer(t, proto, 16)
 			root := repo(t)
 			cfg := testConfig(t)
-			cfg.Embed = config.Embed{Provider: proto, Model: "test-embed", BaseURL: srv.baseURL(), BatchSize: 64, QueryTimeout: 1500 * time.Millisecond}
+			cfg.Embed = config.Embed{Provider: proto, Model: "test-embed", BaseURL: srv.BaseURL(), BatchSize: 64, QueryTimeout: 1500 * time.Millisecond}
 			e, err := engine.Open(cfg, root, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -155,28 +44,30 @@ func TestRemoteProviderDown(t *testing.T) {
 
 			for _, tc := range []struct {
 				mode      string
+				reply     embedtest.Reply
 				wantCause string
 				wantReqs  int64 // requests find makes
 			}{
-				{"refused", "connection refused", 0},
-				{"500", "HTTP 500 Internal Server Error after 2 attempts", 2},
-				{"429", "HTTP 429 Too Many Requests: rate limit reached", 1},
-				{"hang", "did not answer within 1.5s (CTX_EMBED_QUERY_TIMEOUT)", 1},
+				{"refused", embedtest.Reply{}, "connection refused", 0},
+				// Retry-After makes the client's retries deterministic:
+				// one retry fits the query timeout, a second does not.
+				{"500", embedtest.Reply{Status: 500, RetryAfter: "1", Message: "model crashed"}, "HTTP 500 Internal Server Error after 2 attempts", 2},
+				{"429", embedtest.Reply{Status: 429, RetryAfter: "30", Message: "rate limit reached"}, "HTTP 429 Too Many Requests: rate limit reached", 1},
+				{"hang", embedtest.Reply{Hang: true}, "did not answer within 1.5s (CTX_EMBED_QUERY_TIMEOUT)", 1},
 			} {
 				t.Run(tc.mode, func(t *testing.T) {
 					cfg := cfg
 					if tc.mode == "refused" {
-						cfg.Embed.BaseURL = closedURL(t)
-					} else {
-						srv.mode.Store(tc.mode)
-						defer srv.mode.Store("ok")
+						cfg.Embed.BaseURL = embedtest.ClosedURL(t)
 					}
-					srv.requests.Store(0)
+					srv.SetReply(tc.reply)
+					defer srv.SetReply(embedtest.Reply{})
+					srv.ResetRequests()
 					// A new engine is a new process: its provider does not
 					// know the vector length yet.
 					e := open(t, cfg, root, nil)
 					lookups(t, e)
-					if n := srv.requests.Load(); n != 0 {
+					if n := srv.Requests(); n != 0 {
 						t.Errorf("lookups and status made %d requests to the embedding provider, want none", n)
 					}
 
@@ -193,7 +84,7 @@ func TestRemoteProviderDown(t *testing.T) {
 					if len(notes) != 1 || !strings.Contains(notes[0], "CTX_EMBED_PROVIDER") || !strings.Contains(notes[0], tc.wantCause) {
 						t.Errorf("Notes() = %q, want one line with the cause and the fix", notes)
 					}
-					if n := srv.requests.Load(); n != tc.wantReqs {
+					if n := srv.Requests(); n != tc.wantReqs {
 						t.Errorf("find made %d requests, want %d", n, tc.wantReqs)
 					}
 					if took > 5*time.Second {

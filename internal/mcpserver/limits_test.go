@@ -4,21 +4,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/config"
-	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/embedtest"
 	"github.com/ctx-dev/ctx/internal/engine"
 	"github.com/ctx-dev/ctx/internal/mcpserver"
@@ -205,45 +200,6 @@ func TestRetrievalLongQuery(t *testing.T) {
 	}
 }
 
-// openAIServer is an OpenAI-compatible embedding service on a local port
-// (deterministic vectors of embedtest.Fake) that answers 500 once
-// failing is set, and counts the requests it receives.
-type openAIServer struct {
-	*httptest.Server
-	vecs     *embedtest.Fake
-	failing  atomic.Bool
-	requests atomic.Int64
-}
-
-func newOpenAIServer(t *testing.T, dims int) *openAIServer {
-	t.Helper()
-	s := &openAIServer{vecs: embedtest.New(dims)}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.requests.Add(1)
-		if s.failing.Load() {
-			w.Header().Set("Retry-After", "30")
-			http.Error(w, `{"error": {"message": "the model is overloaded", "type": "server_error"}}`, http.StatusServiceUnavailable)
-			return
-		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
-			return
-		}
-		vecs, _ := s.vecs.Embed(r.Context(), req.Input, embed.Document)
-		data := make([]map[string]any, len(vecs))
-		for i, v := range vecs {
-			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
 // TestProviderDown: with the embedding service failing, codebase_retrieval
 // answers from the lexical channels and says so (stats.degraded, a
 // warning in the text naming the fix), and the lookup tools and
@@ -251,18 +207,18 @@ func newOpenAIServer(t *testing.T, dims int) *openAIServer {
 // service listening at all, the same.
 func TestProviderDown(t *testing.T) {
 	t.Parallel()
-	svc := newOpenAIServer(t, 16)
+	svc := embedtest.NewServer(t, "openai", 16)
 	root := fixture(t)
 	cfg := testConfig(t)
-	cfg.Embed = config.Embed{Provider: "openai", Model: "test-embed", BaseURL: svc.URL + "/v1", BatchSize: 64, QueryTimeout: time.Second}
+	cfg.Embed = config.Embed{Provider: "openai", Model: "test-embed", BaseURL: svc.BaseURL(), BatchSize: 64, QueryTimeout: time.Second}
 	index(t, cfg, root)
-	svc.failing.Store(true)
+	svc.SetReply(embedtest.Reply{Status: 503, RetryAfter: "30", Message: "the model is overloaded"})
 
 	for _, tc := range []struct {
 		name, url, cause string
 	}{
-		{"503", svc.URL + "/v1", "HTTP 503 Service Unavailable: the model is overloaded"},
-		{"refused", closedURL(t) + "/v1", "connection refused"},
+		{"503", svc.BaseURL(), "HTTP 503 Service Unavailable: the model is overloaded"},
+		{"refused", embedtest.ClosedURL(t) + "/v1", "connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := cfg
@@ -273,7 +229,7 @@ func TestProviderDown(t *testing.T) {
 			}
 			t.Cleanup(func() { srv.Close() })
 			cs := connect(t, srv)
-			svc.requests.Store(0)
+			svc.ResetRequests()
 			for _, c := range []struct {
 				tool string
 				args map[string]any
@@ -292,7 +248,7 @@ func TestProviderDown(t *testing.T) {
 					t.Errorf("%s(%v) with the provider down: %s", c.tool, c.args, text)
 				}
 			}
-			if n := svc.requests.Load(); n != 0 {
+			if n := svc.Requests(); n != 0 {
 				t.Errorf("lookups and index_status made %d requests to the embedding service, want none", n)
 			}
 
@@ -314,18 +270,6 @@ func TestProviderDown(t *testing.T) {
 			}
 		})
 	}
-}
-
-// closedURL returns an http URL of a local port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
 }
 
 // TestPathBytesMCP: a file whose name is not valid UTF-8 carries
