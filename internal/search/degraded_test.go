@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/embedtest"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // hangingEmbedder embeds nothing: every call waits for its context to end,
@@ -30,14 +31,9 @@ func (h hangingEmbedder) Embed(ctx context.Context, texts []string, kind embed.I
 func TestSearchDenseUnavailable(t *testing.T) {
 	t.Parallel()
 	const dims = 32
-	root := extract(t, "repo.txtar")
 	fake := embedtest.New(dims)
-	db := buildIndex(t, root, fake)
+	db, vecs := denseIndex(t, fake)
 	c, err := db.Count(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	vecs, _, err := LoadVectors(t.Context(), db, dims)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +46,15 @@ func TestSearchDenseUnavailable(t *testing.T) {
 	down := embedtest.New(dims)
 	refused := errors.New("dial tcp 127.0.0.1:9: connect: connection refused")
 	down.SetErr(refused)
+	limited := embedtest.New(dims)
+	limited.SetErr(embed.ErrRateLimited)
 	for _, tc := range []struct {
 		name    string
 		s       *Searcher
 		wantErr error
 	}{
 		{"error", &Searcher{DB: db, Embedder: down, Vectors: vecs, TotalChunks: c.Chunks}, refused},
-		{"rate limited", &Searcher{DB: db, Embedder: rateLimited{down}, Vectors: vecs, TotalChunks: c.Chunks}, embed.ErrRateLimited},
+		{"rate limited", &Searcher{DB: db, Embedder: limited, Vectors: vecs, TotalChunks: c.Chunks}, embed.ErrRateLimited},
 		{"timeout", &Searcher{DB: db, Embedder: hangingEmbedder{fake.Model()}, Vectors: vecs, TotalChunks: c.Chunks, EmbedTimeout: 50 * time.Millisecond}, context.DeadlineExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,25 +80,12 @@ func TestSearchDenseUnavailable(t *testing.T) {
 	}
 }
 
-// rateLimited fails every call as a provider that kept answering 429.
-type rateLimited struct{ *embedtest.Fake }
-
-func (r rateLimited) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	return nil, embed.ErrRateLimited
-}
-
 // TestSearchCanceledWhileEmbedding: the caller's own cancellation is the
 // search's error, not a degraded answer.
 func TestSearchCanceledWhileEmbedding(t *testing.T) {
 	t.Parallel()
-	const dims = 32
-	root := extract(t, "repo.txtar")
-	fake := embedtest.New(dims)
-	db := buildIndex(t, root, fake)
-	vecs, _, err := LoadVectors(t.Context(), db, dims)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := embedtest.New(32)
+	db, vecs := denseIndex(t, fake)
 	s := &Searcher{DB: db, Embedder: hangingEmbedder{fake.Model()}, Vectors: vecs, EmbedTimeout: time.Minute}
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
@@ -108,4 +93,15 @@ func TestSearchCanceledWhileEmbedding(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Search with its context ended = %d results, DenseErr %v, err %v; want context.DeadlineExceeded", len(res), st.DenseErr, err)
 	}
+}
+
+// denseIndex indexes the repo fixture with emb and loads its vectors.
+func denseIndex(t *testing.T, emb embed.Provider) (*store.DB, *Vectors) {
+	t.Helper()
+	db := buildIndex(t, extract(t, "repo.txtar"), emb)
+	vecs, _, err := LoadVectors(t.Context(), db, emb.Model().Dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, vecs
 }
