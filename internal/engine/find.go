@@ -195,9 +195,6 @@ var ErrEmptyIndex = errors.New("index is empty")
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	query, cut := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
-	if cut {
-		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
-	}
 	v, release, err := e.acquire(ctx)
 	if err == nil && v.stored == "" {
 		// The first index run was interrupted before it recorded what it
@@ -247,14 +244,16 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, err
 	}
-	if st.DenseErr != nil && !slices.ContainsFunc(sreq.Channels, func(c string) bool { return c != "dense" }) && len(sreq.Channels) > 0 {
+	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
 		// Only the dense channel was asked for: there is nothing to fall
 		// back on.
 		return nil, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
 	}
 	resp.Raw = res
-	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery),
-		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, QuerySearchedBytes: resp.Stats.QuerySearchedBytes}
+	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
+	if cut {
+		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
+	}
 	if st.DenseErr != nil {
 		resp.Stats.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, s.EmbedTimeout)
 		e.log.Info("searching without the dense channel", "err", st.DenseErr)

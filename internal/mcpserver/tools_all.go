@@ -171,7 +171,7 @@ Example: {"query": "gzip writer compression level", "limit": 10}`,
 
 func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (*mcp.CallToolResult, SearchOutput, error) {
 	start := time.Now()
-	out := SearchOutput{Query: engine.EchoQuery(in.Query), Scope: scope}
+	out := SearchOutput{Scope: scope}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, fmt.Errorf("query is empty")
 	}
@@ -316,7 +316,7 @@ Example: {"query": "wait longer after each failed attempt", "top_k": 10, "semant
 
 func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in SemanticInput) (*mcp.CallToolResult, SemanticOutput, error) {
 	start := time.Now()
-	out := SemanticOutput{Query: engine.EchoQuery(in.Query), Results: []SemanticHit{}}
+	out := SemanticOutput{Results: []SemanticHit{}}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, fmt.Errorf("query is empty")
 	}
@@ -547,7 +547,7 @@ Example: {"query": "how are retries delayed"}`,
 		q := analyze.Analyze(query)
 		// An issue-sized query names many identifiers: the first
 		// MaxArgEntries of each are what technical_terms can take back.
-		out := ExpandOutput{Query: engine.EchoQuery(query), Kind: string(q.Kind), Terms: []string{}, Symbols: q.Symbols[:min(len(q.Symbols), MaxArgEntries)],
+		out := ExpandOutput{Kind: string(q.Kind), Terms: []string{}, Symbols: q.Symbols[:min(len(q.Symbols), MaxArgEntries)],
 			Paths: q.Paths[:min(len(q.Paths), MaxArgEntries)], Related: []string{}}
 		for _, t := range q.TopTerms(20) {
 			out.Terms = append(out.Terms, t.Text)
@@ -562,6 +562,7 @@ Example: {"query": "how are retries delayed"}`,
 		if err != nil {
 			return nil, out, s.explain(e, err)
 		}
+		out.Query = resp.Query // at most engine.EchoBytes of it
 		seen := map[string]bool{}
 		for _, h := range resp.Results {
 			name, _ := lastName(h.Symbol)
