@@ -45,7 +45,7 @@ func matchPrivateKey(s *scan, r *rule, order, at, n int) {
 	}
 	limit := min(len(low), bodyStart+maxKeyBlock)
 	if end := bytes.Index(low[bodyStart:limit], []byte("-----end ")); end >= 0 {
-		s.add(r, order, bodyStart, bodyStart+end)
+		s.add(r.id, order, bodyStart, bodyStart+end)
 		return
 	}
 	// No END line (a block cut short): mask the base64 lines that follow,
@@ -67,7 +67,7 @@ func matchPrivateKey(s *scan, r *rule, order, at, n int) {
 		i += j + 1
 	}
 	if start >= 0 {
-		s.add(r, order, start, end)
+		s.add(r.id, order, start, end)
 	}
 }
 
@@ -89,7 +89,7 @@ func endWithoutBegin(s *scan, r *rule, order, dash int) {
 		start = ls
 	}
 	if start < dash {
-		s.add(r, order, start, dash)
+		s.add(r.id, order, start, dash)
 	}
 }
 

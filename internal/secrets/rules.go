@@ -21,7 +21,7 @@ type rule struct {
 	// need, when set, is a byte the line must hold for re to be tried.
 	need byte
 	// match replaces re: it looks at the keyword occurrence at [at,
-	// at+n) and adds what it finds with s.add or s.addID.
+	// at+n) and adds what it finds with s.add.
 	match func(s *scan, r *rule, order, at, n int)
 }
 

@@ -114,8 +114,7 @@ func testPath(p string) bool {
 	stem := strings.TrimSuffix(base, path.Ext(base))
 	switch {
 	case strings.HasSuffix(stem, "_test"), strings.HasPrefix(stem, "test_"),
-		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"),
-		strings.HasSuffix(stem, "test") && len(stem) > 4 && (stem[len(stem)-5] == '_' || stem[len(stem)-5] == '.'):
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"):
 		return true
 	}
 	for _, d := range testDirs {
@@ -128,7 +127,8 @@ func testPath(p string) bool {
 
 // Find returns the secrets in src, sorted by position, with overlapping
 // spans merged (the first rule in table order names a merged span). path
-// is the file's path; only its base name and extension are used.
+// is the file's slash path: its extension decides how assignments are
+// read, and test files and directories allow hex test vectors.
 func Find(path string, src []byte) []Finding {
 	if len(src) == 0 {
 		return nil
@@ -309,12 +309,10 @@ func putScan(s *scan) {
 	scanPool.Put(s)
 }
 
-func (s *scan) add(r *rule, order, start, end int) {
-	s.out = append(s.out, candidate{start: start, end: end, order: order, rule: r.id})
-}
-
-func (s *scan) addID(id string, order, start, end int) {
-	s.out = append(s.out, candidate{start: start, end: end, order: order, rule: id})
+// add records a candidate span named by rule; order is the table index
+// of the rule that found it.
+func (s *scan) add(rule string, order, start, end int) {
+	s.out = append(s.out, candidate{start: start, end: end, order: order, rule: rule})
 }
 
 // runAll applies each rule that has keyword occurrences: a match func at
@@ -346,12 +344,7 @@ func (s *scan) run(r *rule, order int, hits []hit) {
 			continue
 		}
 		last = ls
-		le := bytes.IndexByte(s.src[at:], '\n')
-		if le < 0 {
-			le = len(s.src)
-		} else {
-			le += at
-		}
+		le := lineEnd(s.src, at)
 		line := s.src[ls:le]
 		if r.need != 0 && bytes.IndexByte(line, r.need) < 0 {
 			continue
@@ -368,9 +361,18 @@ func (s *scan) run(r *rule, order int, hits []hit) {
 			if placeholder(v) || (r.check != nil && !r.check(v)) {
 				continue
 			}
-			s.add(r, order, ls+a, ls+b)
+			s.add(r.id, order, ls+a, ls+b)
 		}
 	}
+}
+
+// lineEnd returns the index of the first '\n' in b at or after i, or
+// len(b).
+func lineEnd(b []byte, i int) int {
+	if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(b)
 }
 
 // finish sorts and merges the candidates and numbers their lines.
