@@ -85,17 +85,11 @@ var excludedDirs = map[string]string{
 	".fleet":             "IDE state",
 	".history":           "IDE state",
 	".ipynb_checkpoints": "notebook checkpoints",
-
-	// Credential stores are skipped whole, as directories of secrets.
-	".ssh":            "",
-	".gnupg":          "",
-	".aws":            "",
-	".azure":          "",
-	".password-store": "",
 }
 
-// secretDirs are the excludedDirs entries that are reported as secrets.
-var secretDirs = map[string]bool{".ssh": true, ".gnupg": true, ".aws": true, ".azure": true, ".password-store": true}
+// secretDirs are credential stores, skipped whole as directories of
+// secrets and reported as such.
+var secretDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".password-store")
 
 // secretDirPaths are credential stores known by their parent directory's
 // name and their own: "<parent>/<name>".
@@ -132,10 +126,10 @@ func excludedDir(parent, name string, siblings []fs.DirEntry) (Reason, string, b
 		return ReasonExcluded, "version control", true
 	}
 	if d, ok := excludedDirs[name]; ok {
-		if secretDirs[name] {
-			return ReasonSecret, "credential store", true
-		}
 		return ReasonExcluded, d, true
+	}
+	if secretDirs[name] {
+		return ReasonSecret, "credential store", true
 	}
 	if secretDirPaths[parent+"/"+name] {
 		return ReasonSecret, "credential store (" + parent + "/" + name + ")", true
@@ -322,7 +316,7 @@ func secretFile(dir, name string, siblings []fs.DirEntry) (string, bool) {
 		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"),
 		strings.HasPrefix(lower, "ssh_host_") && strings.Contains(lower, "_key") && ext != ".pub":
 		return "ssh key", true
-	case (ext == ".json" || secretDataExts[ext]) && (strings.HasPrefix(lower, "credentials") ||
+	case secretDataExts[ext] && (strings.HasPrefix(lower, "credentials") ||
 		strings.HasPrefix(lower, "service-account") || strings.HasPrefix(lower, "service_account") ||
 		strings.HasPrefix(lower, "client_secret")):
 		return "credential file", true
