@@ -48,27 +48,27 @@ func (e *Engine) maskSpan(p, rel string, start int, buf []byte) {
 	if secrets.KeyMaterial(buf) {
 		margin = keyMargin
 	}
-	for {
-		win, before, ok := window(f, start, buf, margin)
-		if !ok {
-			// The file shrank: mask what was read on its own.
-			secrets.Redact(rel, buf)
-			return
-		}
-		// Both edges must end a line (or the file), else read wider.
-		after := win[before+len(buf):]
-		whole := (before == start || bytes.IndexByte(win[:before], '\n') >= 0) &&
-			(len(after) < margin || bytes.IndexByte(after, '\n') >= 0)
-		if margin < keyMargin && !whole {
-			margin = keyMargin
-			continue
-		}
-		if fs := secrets.Find(rel, win); len(fs) > 0 {
-			secrets.Mask(win, fs)
-			copy(buf, win[before:before+len(buf)])
-		}
+	win, before, ok := window(f, start, buf, margin)
+	if ok && margin < keyMargin && !wholeLines(win, before, len(buf), start, margin) {
+		win, before, ok = window(f, start, buf, keyMargin)
+	}
+	if !ok {
+		// The file shrank: mask what was read on its own.
+		secrets.Redact(rel, buf)
 		return
 	}
+	if fs := secrets.Redact(rel, win); len(fs) > 0 {
+		copy(buf, win[before:before+len(buf)])
+	}
+}
+
+// wholeLines reports whether a window read with margin around n bytes at
+// offset start (before of them ahead) takes in the whole lines those
+// bytes cut: each edge reaches a line break or the file's start or end.
+func wholeLines(win []byte, before, n, start, margin int) bool {
+	after := win[before+n:]
+	return (before == start || bytes.IndexByte(win[:before], '\n') >= 0) &&
+		(len(after) < margin || bytes.IndexByte(after, '\n') >= 0)
 }
 
 // window returns buf with up to margin bytes of the file before and after
