@@ -9,17 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/internal/cli"
 	"github.com/ctx-dev/ctx/internal/secrets/secretstest"
 )
 
-// ctxRun runs ctx in-process on root and returns stdout and stderr.
+// ctxRun runs ctx in-process on root (see run) and returns stdout,
+// stderr and the exit code.
 func ctxRun(t *testing.T, root, cache string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	args = append([]string{"--repo", root, "--cache-dir", cache}, args...)
-	code := cli.Run(t.Context(), args, cli.IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	return out.String(), errOut.String(), code
+	return run(t, "", append([]string{"--repo", root, "--cache-dir", cache}, args...)...)
 }
 
 // TestSecretsNeverShown indexes the planted-secrets corpus and runs every

@@ -127,10 +127,11 @@ func writeRedacted(w io.Writer, r engine.Redacted) {
 		return
 	}
 	fmt.Fprintf(w, "secrets:       %d masked in %d %s (never indexed nor shown)\n", r.Secrets, r.Files, plural(r.Files, "file", "files"))
-	for _, f := range r.List[:min(len(r.List), redactedTextMax)] {
+	shown := r.List[:min(len(r.List), redactedTextMax)]
+	for _, f := range shown {
 		fmt.Fprintf(w, "               %s: %d (%s)\n", f.Path, f.Count, strings.Join(f.Rules, ", "))
 	}
-	if more := r.Files - min(len(r.List), redactedTextMax); more > 0 {
+	if more := r.Files - len(shown); more > 0 {
 		fmt.Fprintf(w, "               and %d more %s (ctx status --json lists %d)\n", more, plural(more, "file", "files"), engine.RedactedListMax)
 	}
 }

@@ -1,7 +1,7 @@
 package mcpserver_test
 
 import (
-	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,26 +60,12 @@ func TestSecretsNeverReturned(t *testing.T) {
 			continue // they change the index, not what it shows
 		}
 		for _, args := range toolArgs(t, tool, queries, symbols, paths) {
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool.Name, Arguments: args})
-			if err != nil {
-				t.Fatalf("%s(%v): %v", tool.Name, args, err)
-			}
+			// The text and the decoded strings of the structured output,
+			// so that the check sees them without JSON escapes.
+			var structured any
+			text, _ := call(t, cs, tool.Name, args, &structured)
 			calls++
-			b, err := json.Marshal(res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Decode the JSON escapes so that the check sees the text.
-			var text strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					text.WriteString(tc.Text)
-				}
-			}
-			sc, _ := json.Marshal(res.StructuredContent)
-			var plain any
-			_ = json.Unmarshal(sc, &plain)
-			out := string(b) + text.String() + flatten(plain)
+			out := text + flatten(structured)
 			if leaks := secretstest.Leaks([]byte(out), planted); len(leaks) > 0 {
 				t.Errorf("%s(%v) returns %d planted secrets, first the %s of %s", tool.Name, args, len(leaks), leaks[0].Kind, leaks[0].Path)
 			}
@@ -108,34 +94,22 @@ func TestSecretsNeverReturned(t *testing.T) {
 // enum, and generous limits.
 func toolArgs(t *testing.T, tool *mcp.Tool, queries, symbols, paths []string) []map[string]any {
 	t.Helper()
-	b, err := json.Marshal(tool.InputSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema struct {
-		Properties map[string]struct {
-			Type any   `json:"type"`
-			Enum []any `json:"enum"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
+	props, _ := schemaProps(t, tool) // limits_test.go
 	base := map[string]any{}
 	var vary string
-	var values []any
+	values := []string{""}
 	var enumProp string
-	var enum []any
-	for name, p := range schema.Properties {
+	enum := []any{nil}
+	for name, p := range props {
 		switch {
 		case len(p.Enum) > 0:
 			enumProp, enum = name, p.Enum
 		case name == "query" || name == "information_request":
-			vary, values = name, anys(queries)
+			vary, values = name, queries
 		case name == "symbol":
-			vary, values = name, anys(symbols)
+			vary, values = name, symbols
 		case name == "path":
-			vary, values = name, anys(paths)
+			vary, values = name, paths
 		case name == "technical_terms":
 			base[name] = []string{"token", "password", "secret", "api_key"}
 		case name == "include_code":
@@ -148,19 +122,10 @@ func toolArgs(t *testing.T, tool *mcp.Tool, queries, symbols, paths []string) []
 			base[name] = 20000
 		}
 	}
-	if vary == "" {
-		values = []any{nil}
-	}
-	if enumProp == "" {
-		enum = []any{nil}
-	}
 	var out []map[string]any
 	for _, v := range values {
 		for _, ev := range enum {
-			args := map[string]any{}
-			for k, x := range base {
-				args[k] = x
-			}
+			args := maps.Clone(base)
 			if vary != "" {
 				args[vary] = v
 			}
@@ -169,14 +134,6 @@ func toolArgs(t *testing.T, tool *mcp.Tool, queries, symbols, paths []string) []
 			}
 			out = append(out, args)
 		}
-	}
-	return out
-}
-
-func anys(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
 	}
 	return out
 }
