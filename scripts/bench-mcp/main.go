@@ -24,11 +24,12 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 func main() {
@@ -123,21 +124,13 @@ func pct(xs []float64, p float64) float64 {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
-// rss reads a process's resident set size from /proc (Linux): the total
-// (VmRSS) and its anonymous (heap) and file-backed (binary, mmap'd index
-// and vectors) parts, in MB.
+// rss is a process's resident set size: the total (VmRSS) and its
+// anonymous (heap) and file-backed (binary, mmap'd index and vectors)
+// parts, in MB.
 func rss(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := ctxproc.MemKB(pid)
 	if err != nil {
 		return "unavailable: " + err.Error()
 	}
-	mb := map[string]int{}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && strings.HasPrefix(k, "VmRSS") || strings.HasPrefix(k, "Rss") {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			mb[k] = kb / 1024
-		}
-	}
-	return fmt.Sprintf("%d MB (anonymous %d MB, file %d MB)", mb["VmRSS"], mb["RssAnon"], mb["RssFile"])
+	return fmt.Sprintf("%d MB (anonymous %d MB, file %d MB)", kb["VmRSS"]/1024, kb["RssAnon"]/1024, kb["RssFile"]/1024)
 }

@@ -18,20 +18,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 func main() {
@@ -53,7 +52,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	addr, err := freeAddr()
+	addr, err := ctxproc.FreeAddr()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func main() {
 		cmd.Wait()
 	}()
 	base := "http://" + addr
-	if err := waitHealthy(base, 30*time.Second); err != nil {
+	if err := ctxproc.WaitHealthy(base, nil, 30*time.Second); err != nil {
 		log.Fatal(err)
 	}
 	pid := cmd.Process.Pid
@@ -155,46 +154,11 @@ func post(hc *http.Client, url, session, body string) (*http.Response, error) {
 	return hc.Do(req)
 }
 
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitHealthy(base string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s/healthz not ready after %v: %v", base, within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// rss reads a process's resident set size from /proc (Linux): VmRSS and
-// its anonymous part, in MB.
+// rss is a process's VmRSS and its anonymous part, in MB.
 func rss(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := ctxproc.MemKB(pid)
 	if err != nil {
 		return "unavailable: " + err.Error()
-	}
-	kb := map[string]int{}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && (k == "VmRSS" || k == "RssAnon") {
-			kb[k], _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-		}
 	}
 	return fmt.Sprintf("VmRSS %d MB (anonymous %d MB)", kb["VmRSS"]/1024, kb["RssAnon"]/1024)
 }

@@ -30,8 +30,6 @@ import (
 	"io/fs"
 	"log"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +43,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 func main() {
@@ -90,7 +90,7 @@ func main() {
 	}
 	fmt.Printf("first index: %v\n", first.dur.Round(time.Millisecond))
 
-	addr, err := freeAddr()
+	addr, err := ctxproc.FreeAddr()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func main() {
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
 	base := "http://" + addr
-	if err := waitHealthy(base, exited, 60*time.Second); err != nil {
+	if err := ctxproc.WaitHealthy(base, exited, 60*time.Second); err != nil {
 		log.Fatalf("%v\n%s", err, serveLog.Bytes())
 	}
 	rssStart := rss(serve.Process.Pid)
@@ -487,49 +487,11 @@ func goroot() string {
 	return runtime.GOROOT()
 }
 
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitHealthy(base string, exited <-chan error, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("ctx serve exited before serving: %v", err)
-		default:
-		}
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s/healthz not ready after %v: %v", base, within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// rss reads a process's VmRSS from /proc (Linux).
+// rss is a process's VmRSS in MB.
 func rss(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "unavailable"
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && k == "VmRSS" {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return fmt.Sprintf("%d MB", kb/1024)
-		}
+	kb, err := ctxproc.MemKB(pid)
+	if v, ok := kb["VmRSS"]; err == nil && ok {
+		return fmt.Sprintf("%d MB", v/1024)
 	}
 	return "unavailable"
 }
