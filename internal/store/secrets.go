@@ -33,25 +33,6 @@ type SecretCounts struct {
 	List  []SecretFile
 }
 
-// insertSecrets records a file's masked secrets inside the write
-// transaction (the rows go with the file row: ON DELETE CASCADE).
-func insertSecrets(ctx context.Context, tx *sql.Tx, fileID int64, secrets []Secret) error {
-	if len(secrets) == 0 {
-		return nil
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO secrets(file_id, rule, line, start_byte, end_byte) VALUES(?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, s := range secrets {
-		if _, err := st.ExecContext(ctx, fileID, s.Rule, s.Line, s.StartByte, s.EndByte); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Secrets counts the masked secrets and lists the first limit files that
 // hold them, by path.
 func (db *DB) Secrets(ctx context.Context, limit int) (SecretCounts, error) {

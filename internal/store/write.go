@@ -127,6 +127,8 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	defer c5()
 	insName, c6 := prep(`INSERT INTO names(file_id, name, kind, line) VALUES(?,?,?,?)`)
 	defer c6()
+	insSecret, c7 := prep(`INSERT INTO secrets(file_id, rule, line, start_byte, end_byte) VALUES(?,?,?,?,?)`)
+	defer c7()
 	if err != nil {
 		return fmt.Errorf("preparing writes: %v", err)
 	}
@@ -187,8 +189,10 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
 			}
 		}
-		if err := insertSecrets(ctx, tx, fileID, u.Secrets); err != nil {
-			return fmt.Errorf("writing secrets of %s: %v", u.File.Path, err)
+		for _, sc := range u.Secrets {
+			if _, err := insSecret(fileID, sc.Rule, sc.Line, sc.StartByte, sc.EndByte); err != nil {
+				return fmt.Errorf("writing secrets of %s: %v", u.File.Path, err)
+			}
 		}
 		for j := range u.Chunks {
 			c := &u.Chunks[j]
