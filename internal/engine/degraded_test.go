@@ -50,8 +50,10 @@ func TestRemoteProviderDown(t *testing.T) {
 			}{
 				{"refused", embedtest.Reply{}, "connection refused", 0},
 				// Retry-After makes the client's retries deterministic:
-				// one retry fits the query timeout, a second does not.
-				{"500", embedtest.Reply{Status: 500, RetryAfter: "1", Message: "model crashed"}, "HTTP 500 Internal Server Error after 2 attempts", 2},
+				// one retry fits the query timeout (3.5 s for this case,
+				// so a loaded machine has 1.5 s for the second answer),
+				// a second does not.
+				{"500", embedtest.Reply{Status: 500, RetryAfter: "2", Message: "model crashed"}, "HTTP 500 Internal Server Error after 2 attempts", 2},
 				{"429", embedtest.Reply{Status: 429, RetryAfter: "30", Message: "rate limit reached"}, "HTTP 429 Too Many Requests: rate limit reached", 1},
 				{"hang", embedtest.Reply{Hang: true}, "did not answer within 1.5s (CTX_EMBED_QUERY_TIMEOUT)", 1},
 			} {
@@ -59,6 +61,9 @@ func TestRemoteProviderDown(t *testing.T) {
 					cfg := cfg
 					if tc.mode == "refused" {
 						cfg.Embed.BaseURL = embedtest.ClosedURL(t)
+					}
+					if tc.mode == "500" {
+						cfg.Embed.QueryTimeout = 3500 * time.Millisecond
 					}
 					srv.SetReply(tc.reply)
 					defer srv.SetReply(embedtest.Reply{})
