@@ -79,9 +79,9 @@ func invalidRequest(id json.RawMessage, format string, args ...any) *rejection {
 //     than [maxNesting]. The reply echoes the id when it is a string or a
 //     number, else it is null.
 //
-// What it accepts, the SDK's own decoder accepts too: the message
-// returned is the SDK's decoding of data, so a connection that passes it
-// on can never be closed by a decoding error.
+// What it accepts, the SDK's own decoder accepts too, and the message
+// returned is what that decoder makes of data (see buildMessage), so a
+// connection that passes it on can never be closed by a decoding error.
 func checkMessage(data []byte) (jsonrpc.Message, *rejection) {
 	if !utf8.Valid(data) {
 		return nil, parseError("the message is not valid UTF-8")
@@ -145,11 +145,40 @@ func checkMessage(data []byte) (jsonrpc.Message, *rejection) {
 			return nil, invalidRequest(id, "error must be an object, not %s", kind(members["error"]))
 		}
 	}
-	msg, err := jsonrpc.DecodeMessage(data)
+	return buildMessage(members, id, method, isRequest)
+}
+
+// buildMessage makes the message from the members checkMessage has
+// vetted, as [jsonrpc.DecodeMessage] would from the whole message, but
+// without decoding it a second time: only the id, the method and the
+// error of a response are decoded; params and result stay raw.
+func buildMessage(members map[string]json.RawMessage, id, method json.RawMessage, isRequest bool) (jsonrpc.Message, *rejection) {
+	var v any // nil, a string, or a float64 that holds an integer exactly
+	if id != nil {
+		if err := json.Unmarshal(id, &v); err != nil {
+			return nil, invalidRequest(id, "id: %v", err)
+		}
+	}
+	jid, err := jsonrpc.MakeID(v)
 	if err != nil {
 		return nil, invalidRequest(id, "%v", err)
 	}
-	return msg, nil
+	if isRequest {
+		var name string
+		if err := json.Unmarshal(method, &name); err != nil {
+			return nil, invalidRequest(id, "method: %v", err)
+		}
+		return &jsonrpc.Request{ID: jid, Method: name, Params: members["params"]}, nil
+	}
+	resp := &jsonrpc.Response{ID: jid, Result: members["result"]}
+	if raw, ok := members["error"]; ok {
+		e := new(jsonrpc.Error)
+		if err := json.Unmarshal(raw, e); err != nil {
+			return nil, invalidRequest(id, "error: %v", err)
+		}
+		resp.Error = e
+	}
+	return resp, nil
 }
 
 // objectMembers splits a JSON object (data is valid JSON starting with

@@ -114,7 +114,7 @@ func (c *stdioConn) scan() error {
 	for {
 		// Each line gets its own buffer: the message decoded from it
 		// travels on to the SDK's goroutines.
-		line, tooLong, err := readBoundedLine(br, nil, c.limit)
+		line, tooLong, err := readBoundedLine(br, c.limit)
 		if len(line) > 0 || tooLong {
 			if werr := c.handleLine(line, tooLong); werr != nil {
 				return werr
@@ -131,11 +131,13 @@ func (c *stdioConn) scan() error {
 	}
 }
 
-// readBoundedLine appends the next line of br (without its "\n" or "\r\n") to
-// buf. A line longer than limit is read to its end and dropped: the
-// result is then nil and tooLong. err is the reader's error, io.EOF at
-// the end (a last line without a newline is still returned).
-func readBoundedLine(br *bufio.Reader, buf []byte, limit int) (line []byte, tooLong bool, err error) {
+// readBoundedLine reads the next line of br, without its "\n" or
+// "\r\n", into a new buffer. A line longer than limit is read to its end
+// and dropped: the result is then nil and tooLong. err is the reader's
+// error, io.EOF at the end (a last line without a newline is still
+// returned).
+func readBoundedLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
