@@ -673,11 +673,12 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 		if f, err := os.Open(p); err == nil {
 			buf := make([]byte, endByte-startByte)
 			n, err := f.ReadAt(buf, int64(startByte))
-			f.Close()
 			if n == len(buf) || err == nil {
-				e.maskSpan(p, rel, startByte, buf[:n]) // redact.go
+				e.maskSpan(f, rel, startByte, buf[:n]) // redact.go
+				f.Close()
 				return string(buf[:n])
 			}
+			f.Close()
 		}
 	}
 	src, err := os.ReadFile(p)

@@ -31,19 +31,13 @@ func (e *Engine) maskFile(rel string, src []byte) {
 }
 
 // maskSpan masks, in place, the secrets in buf, which holds the bytes of
-// the file at p (rel, relative to the root) starting at offset start. It
-// reads the file around the span so that a secret cut by its edges is
+// the open file f (rel, relative to the root) starting at offset start.
+// It reads the file around the span so that a secret cut by its edges is
 // still recognised.
-func (e *Engine) maskSpan(p, rel string, start int, buf []byte) {
+func (e *Engine) maskSpan(f *os.File, rel string, start int, buf []byte) {
 	if e.cfg.IncludeSecrets || len(buf) == 0 {
 		return
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		secrets.Redact(rel, buf)
-		return
-	}
-	defer f.Close()
 	margin := lineMargin
 	if secrets.KeyMaterial(buf) {
 		margin = keyMargin
