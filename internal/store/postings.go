@@ -441,8 +441,14 @@ func (db *DB) chunksOfFiles(ctx context.Context, fileIDs []int64) (map[int64]boo
 
 // termRows returns the data of each term's postings rows, by term.
 func (db *DB) termRows(ctx context.Context, terms []string) (map[string][][]byte, error) {
+	return termRowsOf(ctx, db.r, terms)
+}
+
+// termRowsOf is termRows through conn (a transaction, to read the rows
+// of the same commit as something else).
+func termRowsOf(ctx context.Context, conn querier, terms []string) (map[string][][]byte, error) {
 	out := make(map[string][][]byte, len(terms))
-	err := each(ctx, db.r, "postings", `SELECT term, data FROM postings WHERE term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
+	err := each(ctx, conn, "postings", `SELECT term, data FROM postings WHERE term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
 		var data []byte
 		err := rows.Scan(&t, &data)
@@ -471,11 +477,12 @@ func (db *DB) TermChunks(ctx context.Context, term string, mask uint8) ([]int64,
 	return out, nil
 }
 
-// DocFreqs returns, for each term, the number of chunks holding it (any
-// column); unknown terms map to 0. Chunks deleted since the last
-// [DB.CompactPostings] may still count, so it is exact after compaction
-// and an upper bound between (term selection only needs its order of
-// magnitude; [DB.SearchBM25] counts df exactly).
+// DocFreqs returns, for each term, the number of live chunks holding it
+// (any column); unknown terms map to 0. It is exact at every instant:
+// while deleted chunks' postings wait for [DB.CompactPostings], the
+// term's postings are decoded and dead entries left out, so term
+// selection never depends on the index's edit history. Errors: SQLite
+// failures and corrupt postings (rebuild the index).
 func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, error) {
 	out := make(map[string]int, len(terms))
 	if len(terms) == 0 {
@@ -484,14 +491,39 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 	for _, t := range terms {
 		out[t] = 0
 	}
-	err := each(ctx, db.r, "document frequencies", `SELECT term, sum(n) FROM postings WHERE term IN `+placeholders(len(terms))+` GROUP BY term`, stringArgs(terms), func(rows *sql.Rows) error {
-		var t string
-		var n int
-		err := rows.Scan(&t, &n)
+	// One read transaction, so the dead set and the postings are of the
+	// same commit.
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("document frequencies: %v", err)
+	}
+	defer tx.Rollback()
+	dead, err := deadChunks(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("document frequencies: %w", err)
+	}
+	if len(dead) == 0 {
+		err := each(ctx, tx, "document frequencies", `SELECT term, sum(n) FROM postings WHERE term IN `+placeholders(len(terms))+` GROUP BY term`, stringArgs(terms), func(rows *sql.Rows) error {
+			var t string
+			var n int
+			err := rows.Scan(&t, &n)
+			out[t] = n
+			return err
+		})
+		return out, err
+	}
+	rows, err := termRowsOf(ctx, tx, terms)
+	if err != nil {
+		return nil, err
+	}
+	for t, rs := range rows {
+		n := 0
+		if err := livePostings(rs, dead, allColumns, func(*posting) { n++ }); err != nil {
+			return nil, fmt.Errorf("document frequencies: term %q: %w", t, err)
+		}
 		out[t] = n
-		return err
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // scratch accumulates one query's scores, indexed by chunk id.
