@@ -29,6 +29,12 @@ type Options struct {
 	// NoIgnore disregards .gitignore files and .git/info/exclude. The
 	// built-in excludes, .ctxignore files and Exclude still apply.
 	NoIgnore bool
+	// Only restricts a walk to these slash paths relative to the root
+	// (files or directories; a directory means everything under it), as
+	// a watcher's batch names them. Directories on the way are listed
+	// and their ignore files read, so each path gets exactly the rules a
+	// whole walk would apply. Nil walks everything. See [WalkPaths].
+	Only []string
 }
 
 // File is one indexable file.
@@ -89,6 +95,7 @@ type walker struct {
 	root    string   // absolute and symlink-resolved
 	prefix  []string // root below the enclosing git work tree's top, the base of git rules
 	res     Result
+	only    *pathSet // the Only paths; nil: the whole tree
 	readDir func(dir string) ([]fs.DirEntry, error)
 	// info returns the lstat information of an entry; tests replace it to
 	// delete files between the listing and the lstat.
@@ -102,6 +109,9 @@ func newWalker(opts *Options) *walker {
 	}
 	if opts != nil {
 		w.opts = *opts
+	}
+	if w.opts.Only != nil {
+		w.only = newPathSet(w.opts.Only)
 	}
 	if w.opts.MaxFileBytes <= 0 {
 		w.opts.MaxFileBytes = DefaultMaxFileBytes
@@ -189,6 +199,9 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 		childRel := join(rel, name)
 		childAbs := filepath.Join(abs, name)
 		gitPath[len(gitPath)-1] = name
+		if w.only != nil && !w.only.wanted(childRel) {
+			continue
+		}
 		typ := e.Type()
 		isDir := typ.IsDir()
 
