@@ -18,12 +18,15 @@ var ErrOutsideRoot = errors.New("path is outside the indexed root")
 // for the root itself). A relative p is taken relative to root; an absolute p
 // may name root through any of its spellings.
 //
-// Symlinks are resolved, so the result names the real file, the same path
-// [Walk] lists it under; the part of p that does not exist yet is kept as
-// written. Confine fails with an error wrapping [ErrOutsideRoot] when p
-// escapes root lexically (a relative path with "..", such as "../x" or
-// "a/../../x") or through a symlink. It does not require p to exist, but root
-// must.
+// The result is the path [Walk] lists the file under. Directory symlinks are
+// resolved, so a path through one names the real file; a symlink to a
+// regular file that lies in the repository (the git work tree that holds
+// root, else root; see [Walk]) keeps its own name, as Walk lists it. The
+// part of p that does not exist yet is kept as written. Confine fails with
+// an error wrapping [ErrOutsideRoot] when p escapes root lexically (a
+// relative path with "..", such as "../x" or "a/../../x") or through a
+// symlink, a file symlink whose target leaves the repository included. It
+// does not require p to exist, but root must.
 func Confine(root, p string) (string, error) {
 	rootAbs, err := filepath.Abs(root)
 	if err != nil {
@@ -49,6 +52,12 @@ func Confine(root, p string) (string, error) {
 		cand = filepath.Join(rootReal, clean)
 	}
 
+	if rel, ok, err := confineLink(rootReal, cand); ok || err != nil {
+		if err != nil {
+			return "", fmt.Errorf("confining %s: %w", p, err)
+		}
+		return rel, nil
+	}
 	real, err := resolveExisting(cand)
 	if err != nil {
 		return "", fmt.Errorf("confining %s: %w", p, err)
@@ -58,6 +67,40 @@ func Confine(root, p string) (string, error) {
 		return "", fmt.Errorf("confining %s: %w", p, ErrOutsideRoot)
 	}
 	return rel, nil
+}
+
+// confineLink handles a cand (absolute and clean) that is a symlink to a
+// regular file: it returns the link's path relative to rootReal, with the
+// directories above it resolved, when both the link and its target are
+// inside, and ErrOutsideRoot when the target leaves the repository. ok is
+// false for anything else, which [Confine] resolves as usual.
+func confineLink(rootReal, cand string) (rel string, ok bool, err error) {
+	if fi, err := os.Lstat(cand); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", false, nil
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(cand))
+	if err != nil {
+		return "", false, nil
+	}
+	dirRel, in := within(rootReal, dir)
+	if !in {
+		return "", false, nil
+	}
+	target, err := filepath.EvalSymlinks(cand)
+	if err != nil {
+		return "", false, nil
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+		return "", false, nil
+	}
+	repo := rootReal
+	if top, ok := gitTop(rootReal); ok {
+		repo = top
+	}
+	if _, in := within(repo, target); !in {
+		return "", true, ErrOutsideRoot
+	}
+	return join(dirRel, filepath.Base(cand)), true, nil
 }
 
 // resolveExisting resolves the symlinks in the longest existing prefix of the

@@ -16,6 +16,9 @@ package a
 -- c.go --
 package c
 `)
+	if err := os.WriteFile(filepath.Join(outside, "real.go"), []byte("package real\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		t.Fatal(err)
@@ -25,8 +28,10 @@ package c
 		{outside, filepath.Join(root, "out")},                        // a directory outside
 		{filepath.Join(outside, "f"), filepath.Join(root, "out.go")}, // a file outside
 		{"c.go", filepath.Join(root, "link.go")},                     // a file inside
-		{"a", filepath.Join(root, "adir")},                           // a directory inside
-		{"../..", filepath.Join(root, "a", "up")},                    // up and out
+		{"../c.go", filepath.Join(root, "a", "l.go")},                // a file inside, from below
+		{filepath.Join(outside, "real.go"), filepath.Join(root, "out-real.go")},
+		{"a", filepath.Join(root, "adir")},        // a directory inside
+		{"../..", filepath.Join(root, "a", "up")}, // up and out
 		{filepath.Join(outside, "missing"), filepath.Join(root, "dangling")},
 		{root, rootLink},
 	} {
@@ -56,7 +61,9 @@ package c
 		{"symlink-up", root, "a/up", ""},
 		{"symlink-dangling-out", root, "dangling", ""},
 		{"symlink-dangling-out-below", root, "dangling/x/y", ""},
-		{"symlink-file-in", root, "link.go", "c.go"},
+		{"symlink-file-in", root, "link.go", "link.go"}, // as Walk lists it
+		{"symlink-file-in-below-dir-link", root, "adir/l.go", "a/l.go"},
+		{"symlink-file-out-existing", root, "out-real.go", ""},
 		{"symlink-dir-in", root, "adir/b.go", "a/b.go"},
 		{"root-through-link", rootLink, "a/b.go", "a/b.go"},
 		{"absolute-through-root-link", root, filepath.Join(rootLink, "c.go"), "c.go"},

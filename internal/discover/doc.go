@@ -45,13 +45,34 @@
 //  6. Size ([ReasonTooLarge]), readability ([ReasonUnreadable]), symlinks
 //     ([ReasonSymlink]) and special files ([ReasonSpecial]).
 //
+// Symbolic links: a link to a regular file inside the repository is listed
+// under its own path (the path the user sees), with its target's size and
+// modification time, so editing the target makes the link's file change
+// too. "The repository" is the git work tree that encloses the root
+// (found by walking up to a .git directory or file), else the root itself,
+// so a package below the top of a work tree may link to files in sibling
+// directories. The target is judged by the rules above as if walked under
+// its real path: a link to an ignored, excluded, secret, oversized or
+// minified file takes that file's reason, with a detail naming the target,
+// so a link never brings into the index a file the rules keep out. Targets
+// inside the root get exactly the root's rules; targets elsewhere in the
+// work tree get the rules from the top of the work tree, without
+// [Options.Exclude], whose patterns are relative to the root. The link's
+// own path must pass the rules too. A link whose target is outside the
+// repository, does not exist, or is reached through a loop of links, and a
+// link to a directory or a special file, are skipped with [ReasonSymlink].
+// Links are resolved with a bounded number of hops, so a loop never hangs
+// the walk. A file reached through a link inside the root is listed twice,
+// under the link's path and under its own.
+//
 // [Walk] reads ignore files but never the files it lists; the index pipeline calls [Sniff] on the
 // bytes it reads anyway, to drop binary, minified and generated files.
 //
 // Invariants: paths in a [Result] are slash-separated and relative to the
 // symlink-resolved root; a skipped directory appears once and its contents
 // are not listed; directories behind symlinks are never followed, so a walk
-// always terminates; no path outside the root is ever listed. [CheckRoot],
+// always terminates; no path outside the root is ever listed, and no file
+// outside the repository is ever read through a listed path. [CheckRoot],
 // [FindRoot] and [Confine] carry the safety rules for choosing a root and for
 // resolving paths that clients pass in.
 package discover

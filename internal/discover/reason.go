@@ -39,12 +39,14 @@ const (
 	// [Options.IncludeSecrets]. Env templates (.env.example, .env.sample,
 	// .env.template, .env.dist) are not secrets.
 	ReasonSecret Reason = "secret"
-	// ReasonSymlink: a symbolic link. Links are never followed: a link to a
-	// file inside the root is skipped because its target is walked under its
-	// own path (no duplicate results, and a link cannot smuggle an ignored or
-	// secret file into the index); a link that points outside the root,
-	// dangles, loops or points to a directory is skipped too. The Detail says
-	// which.
+	// ReasonSymlink: a symbolic link that is not listed. A link to a
+	// regular file inside the repository (the git work tree that holds the
+	// root, else the root) is listed under its own path, unless its target
+	// is skipped, in which case the link takes the target's reason. A link
+	// that points outside the repository, dangles, loops, or points to a
+	// directory (never followed: directory links can loop) or a special
+	// file is skipped with this reason. The Detail says which and where the
+	// link points.
 	ReasonSymlink Reason = "symlink"
 	// ReasonUnreadable: permission denied, or the path vanished while the
 	// walk was running (deleted between reading its directory and looking at

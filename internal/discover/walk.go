@@ -95,7 +95,10 @@ type walker struct {
 	root    string   // absolute and symlink-resolved
 	prefix  []string // root below the enclosing git work tree's top, the base of git rules
 	res     Result
-	only    *pathSet // the Only paths; nil: the whole tree
+	only    *pathSet      // the Only paths; nil: the whole tree
+	links   []pendingLink // links to regular files in the repository, judged after the walk (link.go)
+	repoTop string        // the boundary of link targets, set on first use (see walker.repo)
+	noLinks bool          // skip every link unresolved: set while judging link targets
 	readDir func(dir string) ([]fs.DirEntry, error)
 	// info returns the lstat information of an entry; tests replace it to
 	// delete files between the listing and the lstat.
@@ -142,6 +145,9 @@ func (w *walker) walk(ctx context.Context, root string) (*Result, error) {
 	}
 	ctxRules := rules(nil).with(parseIgnore([]byte(strings.Join(w.opts.Exclude, "\n")), "config exclude", nil))
 	if err := w.dir(ctx, ".", abs, nil, git, ctxRules); err != nil {
+		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	if err := w.resolveLinks(ctx); err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
 	}
 	slices.SortFunc(w.res.Files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
@@ -241,7 +247,7 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 				return err
 			}
 		case typ&fs.ModeSymlink != 0:
-			w.skip(childRel, ReasonSymlink, w.linkDetail(childAbs), false)
+			w.link(name, childRel, childAbs) // link.go
 		case typ.IsRegular():
 			w.file(e, childRel, childAbs)
 		default:
@@ -283,33 +289,6 @@ func (w *walker) file(e fs.DirEntry, rel, abs string) {
 		ModTime:  fi.ModTime().UnixNano(),
 		Language: Language(rel),
 	})
-}
-
-// linkDetail says where a symlink leads; every symlink is skipped (see
-// [ReasonSymlink]).
-func (w *walker) linkDetail(abs string) string {
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		dest, _ := os.Readlink(abs)
-		if errors.Is(err, fs.ErrNotExist) {
-			return "dangling: points to " + dest
-		}
-		return "unresolvable (a loop?): points to " + dest
-	}
-	fi, err := os.Stat(target)
-	if err != nil {
-		return "unresolvable: " + errDetail(err)
-	}
-	rel, inside := within(w.root, target)
-	switch {
-	case !inside:
-		return "points outside the root: " + target
-	case fi.IsDir():
-		return "points to directory " + rel + " (directories behind links are not followed)"
-	case !fi.Mode().IsRegular():
-		return "points to special file " + rel
-	}
-	return "points to " + rel + ", which is walked under its own path"
 }
 
 func (w *walker) skip(rel string, reason Reason, detail string, dir bool) {

@@ -204,23 +204,30 @@ package sub
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.NewReplacer("OUTSIDE", outsideReal).Replace(`skip chain.go symlink: points to real.go, which is walked under its own path
-skip dangling.go symlink: dangling: points to missing.go
-skip in-abs.go symlink: points to sub/inner.go, which is walked under its own path
-skip in-dir symlink: points to directory sub (directories behind links are not followed)
-skip in-file.go symlink: points to real.go, which is walked under its own path
-skip loop-a symlink: unresolvable (a loop?): points to loop-b
-skip loop-b symlink: unresolvable (a loop?): points to loop-a
-skip out-dir symlink: points outside the root: OUTSIDE
-skip out-file.go symlink: points outside the root: OUTSIDE/secret.go
+	want := strings.NewReplacer("OUTSIDE", outsideReal).Replace(`file chain.go go
+skip dangling.go symlink: dangling: points to missing.go, which does not exist
+file in-abs.go go
+skip in-dir symlink: directory symlink to sub, not followed (links to directories can loop)
+file in-file.go go
+skip loop-a symlink: link loop: points to loop-b
+skip loop-b symlink: link loop: points to loop-a
+skip out-dir symlink: points outside the repository: OUTSIDE
+skip out-file.go symlink: points outside the repository: OUTSIDE/secret.go
 file real.go go
-skip self symlink: unresolvable (a loop?): points to self
+skip self symlink: link loop: points to self
 file sub/inner.go go
-skip sub/up symlink: points to directory . (directories behind links are not followed)
+skip sub/up symlink: directory symlink to ., not followed (links to directories can loop)
 `)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	res, err := Walk(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A link is listed under its own path, with its target's size and
+	// time, so editing the target changes the link's file too.
+	checkAbs(t, res, dir)
 }
 
 // TestWalkSymlinkRoot walks a root given through a symlink: paths are
