@@ -72,6 +72,10 @@ type Stats struct {
 	// Skips holds every skipped path with its reason, from the walk and
 	// from content sniffing, sorted by path.
 	Skips []discover.Skip
+	// ContentSkips counts the skips of files the walk listed (so
+	// Discovered counts them too): skipped for their content, or because
+	// reading them failed (see [Stats.SkipShare]).
+	ContentSkips int
 	// Chunks is the number of chunks written.
 	Chunks int
 	// Embedded is the number of texts sent to the embedder (cache misses).
@@ -191,7 +195,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 			return nil, err
 		}
 	}
-	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips}
+	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips, ContentSkips: plan.ContentSkips}
 	deletes := make([]store.Update, len(plan.Gone))
 	for i, p := range plan.Gone {
 		deletes[i] = store.Update{File: store.File{Path: p}, Delete: true}
@@ -353,6 +357,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		log.Debug("compacted the BM25 index", "segments", cs.Segments, "dropped", cs.Dropped)
 	}
 	st.Skips = append(st.Skips, skips...)
+	st.ContentSkips += len(skips)
 	sort.Slice(st.Skips, func(i, j int) bool { return st.Skips[i].Path < st.Skips[j].Path })
 	st.Embedded = int(embedded.Load())
 	st.Duration = time.Since(start)

@@ -25,6 +25,9 @@ type Plan struct {
 	// Skips holds the walk's skips and, carried forward, the content skips
 	// of unchanged files.
 	Skips []discover.Skip
+	// ContentSkips counts the skips carried forward: files the walk
+	// listed, so Discovered counts them too (see [Plan.SkipShare]).
+	ContentSkips int
 	// Gone lists, sorted, the indexed or skipped paths no longer found.
 	Gone []string
 	// GoneIndexed counts the paths of Gone that were indexed.
@@ -60,6 +63,7 @@ func NewPlan(ctx context.Context, db *store.DB, root string, opts *discover.Opti
 			if s.Size == f.Size && s.ModTime == f.ModTime {
 				// Skipped for its content last time and unchanged since.
 				p.Skips = append(p.Skips, discover.Skip{Path: f.Path, Reason: discover.Reason(s.Reason), Detail: s.Detail})
+				p.ContentSkips++
 				continue
 			}
 		} else {
