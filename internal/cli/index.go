@@ -62,13 +62,23 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 		return err
 	}
 	st := rep.Stats
+	// A run that skips most of what it looked at is said on stderr
+	// whatever the format: the user may not know the code is not indexed.
+	most := engine.SkippedMostOf(st.SkipShare())
+	if most != nil {
+		fmt.Fprintf(d.IO.ErrOut, "warning: %s\n", most)
+	}
 	if opts.json {
-		return writeJSON(d.IO.Out, map[string]any{
+		out := map[string]any{
 			"root": e.Root(), "index_path": e.DBPath(), "generation": rep.Generation, "rebuilt": rep.Rebuilt, "resumed": rep.Resumed,
 			"files": st.Discovered, "added": st.Added, "changed": st.Changed, "unchanged": st.Unchanged,
 			"touched": st.Touched, "deleted": st.Deleted, "chunks_written": st.Chunks, "embedded": st.Embedded,
 			"skips": st.SkipCounts(), "duration_ms": st.Duration.Milliseconds(),
-		})
+		}
+		if most != nil {
+			out["skipped_most"] = most
+		}
+		return writeJSON(d.IO.Out, out)
 	}
 	fmt.Fprintf(d.IO.Out, "indexed %s: %d files (%d added, %d changed, %d unchanged, %d deleted), %d chunks written in %s\n",
 		e.Root(), st.Discovered, st.Added, st.Changed, st.Unchanged+st.Touched, st.Deleted, st.Chunks, st.Duration.Round(time.Millisecond))

@@ -80,6 +80,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if len(st.Skips) > 0 {
 		fmt.Fprintf(w, "skipped:       %s\n", formatCounts(st.Skips))
 	}
+	if sm := st.SkippedMost; sm != nil {
+		fmt.Fprintf(w, "skipped most:  %s\n               fix: %s\n", sm.Problem(), sm.Fix())
+	}
 	writeRedacted(w, st.Redacted)
 	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
 	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)

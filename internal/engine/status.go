@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/index"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -23,9 +28,13 @@ type Status struct {
 	Vectors    int            `json:"vectors"`
 	Languages  map[string]int `json:"languages"`
 	// Skips counts skipped paths by reason at the last index run.
-	Skips       map[string]int `json:"skips"`
-	LastIndexed time.Time      `json:"last_indexed"`
-	Generation  int64          `json:"generation"`
+	Skips map[string]int `json:"skips"`
+	// SkippedMost is set when the files on disk now would have more than
+	// [SkippedMostShare] of their candidates skipped (counted by the same
+	// walk as Changed, Added and Deleted).
+	SkippedMost *SkippedMost `json:"skipped_most,omitempty"`
+	LastIndexed time.Time    `json:"last_indexed"`
+	Generation  int64        `json:"generation"`
 	// Identity is what this build would write; StoredIdentity is what the
 	// index was built with. They differ when the index is stale.
 	Identity       Identity `json:"identity"`
@@ -125,6 +134,7 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
+	st.SkippedMost = SkippedMostOf(plan.SkipShare())
 	if err := redactedStatus(ctx, db, e.cfg.IncludeSecrets, &st.Redacted); err != nil {
 		return nil, err
 	}
@@ -146,4 +156,113 @@ func redactedStatus(ctx context.Context, db *store.DB, off bool, r *Redacted) er
 		r.List[i] = RedactedFile{Path: f.Path, Count: f.Count, Rules: f.Rules}
 	}
 	return nil
+}
+
+// SkippedMostShare is the share of a run's candidate files (see
+// [index.SkipShare]) above which the run is reported as skipping most of
+// the repository: `ctx index` warns on stderr, and `ctx status` and the
+// index_status tool list it as a health problem. More than half skipped
+// usually means a rule or setting hides the code itself (a size cap too
+// low, links that leave the repository, an ignore pattern too broad),
+// not that the repository is mostly assets.
+const SkippedMostShare = 0.5
+
+// SkippedMost reports a walk that skipped more than [SkippedMostShare]
+// of its candidate files.
+type SkippedMost struct {
+	Skipped    int `json:"skipped"`
+	Candidates int `json:"candidates"`
+	// Reasons counts the skipped files by reason, most first.
+	Reasons []SkipReason `json:"reasons"`
+}
+
+// SkipReason is one reason of [SkippedMost] with what changes it.
+type SkipReason struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	// Fix names the setting or file that changes the rule, or says
+	// that none does.
+	Fix string `json:"fix"`
+}
+
+// skipFixes says, for each skip reason, what changes it; the names are
+// the settings of internal/config.
+var skipFixes = map[discover.Reason]string{
+	discover.ReasonGitignore:  "edit the .gitignore that matches (ctx follows git's ignore rules)",
+	discover.ReasonCtxignore:  "edit .ctxignore or CTX_EXCLUDE",
+	discover.ReasonTooLarge:   "raise CTX_MAX_FILE_BYTES",
+	discover.ReasonSecret:     "set CTX_INCLUDE_SECRETS=1, only if they hold no credentials",
+	discover.ReasonSymlink:    "only links to files inside the repository are followed: move the files in, or link files rather than directories",
+	discover.ReasonBinary:     "nothing to change (not text)",
+	discover.ReasonMinified:   "nothing to change (minified code and source maps)",
+	discover.ReasonGenerated:  "nothing to change (generated code)",
+	discover.ReasonLockfile:   "nothing to change (lockfiles)",
+	discover.ReasonUnreadable: "make the files readable",
+	discover.ReasonSpecial:    "nothing to change (not regular files)",
+}
+
+// SkippedMostOf returns the report for a walk's skip share, or nil when
+// it skipped no more than [SkippedMostShare] of its candidates.
+func SkippedMostOf(sh index.SkipShare) *SkippedMost {
+	if sh.Candidates == 0 || float64(sh.Skipped) <= SkippedMostShare*float64(sh.Candidates) {
+		return nil
+	}
+	sm := &SkippedMost{Skipped: sh.Skipped, Candidates: sh.Candidates}
+	for r, n := range sh.Reasons {
+		fix, ok := skipFixes[r]
+		if !ok {
+			fix = "nothing to change"
+		}
+		sm.Reasons = append(sm.Reasons, SkipReason{Reason: string(r), Count: n, Fix: fix})
+	}
+	slices.SortFunc(sm.Reasons, func(a, b SkipReason) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Reason, b.Reason)
+	})
+	return sm
+}
+
+// skippedMostShown caps the reasons [SkippedMost.Problem] and
+// [SkippedMost.Fix] name: the biggest ones.
+const skippedMostShown = 3
+
+// Problem says how much was skipped and why, biggest reasons first:
+// "skipped 8 of 10 files (80%): 6 symlink, 2 too-large".
+func (s *SkippedMost) Problem() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "skipped %d of %d files (%d%%):", s.Skipped, s.Candidates, s.Skipped*100/s.Candidates)
+	for i, r := range s.shown() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %d %s", r.Count, r.Reason)
+	}
+	switch more := len(s.Reasons) - skippedMostShown; {
+	case more == 1:
+		b.WriteString(" and 1 more reason")
+	case more > 1:
+		fmt.Fprintf(&b, " and %d more reasons", more)
+	}
+	return b.String()
+}
+
+// Fix says what changes each of the biggest reasons:
+// "too-large: raise CTX_MAX_FILE_BYTES; binary: nothing to change (not text)".
+func (s *SkippedMost) Fix() string {
+	parts := make([]string, 0, skippedMostShown)
+	for _, r := range s.shown() {
+		parts = append(parts, r.Reason+": "+r.Fix)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// String is the one-line warning `ctx index` prints.
+func (s *SkippedMost) String() string {
+	return s.Problem() + "; fix: " + s.Fix()
+}
+
+func (s *SkippedMost) shown() []SkipReason {
+	return s.Reasons[:min(len(s.Reasons), skippedMostShown)]
 }

@@ -620,6 +620,9 @@ func health(root string, st *engine.Status, job *IndexingStatus) []Health {
 	if n := st.Changed + st.Added + st.Deleted; n > 0 {
 		out = append(out, Health{Problem: fmt.Sprintf("%d files changed, %d added and %d deleted since the last index run; results may be out of date", st.Changed, st.Added, st.Deleted), Fix: reindex})
 	}
+	if sm := st.SkippedMost; sm != nil {
+		out = append(out, Health{Problem: "most files are not indexed: " + sm.Problem(), Fix: sm.Fix()})
+	}
 	if st.Chunks == 0 && !st.Incomplete {
 		out = append(out, Health{Problem: "the index holds no code: nothing was indexable (see skips)", Fix: "check the repository path, .gitignore and CTX_EXCLUDE"})
 	}
