@@ -20,6 +20,12 @@ type IndexOptions struct {
 	Progress func(done, total int)
 	// Rebuild discards the existing index first.
 	Rebuild bool
+	// Paths, when not nil, restricts the run to these slash paths below
+	// the root (files or directories, as a watcher reports them): only
+	// they are walked and compared with the index. A run that must see
+	// everything (no finished index yet, an interrupted run to complete,
+	// an identity change or Rebuild) ignores Paths and walks the root.
+	Paths []string
 }
 
 // IndexReport is the outcome of one index run.
@@ -88,6 +94,9 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	// A first run killed part way by a build with another identity left
 	// rows this build must not mix with its own.
 	foreignPartial := hd.stored == "" && hd.running && kv[metaRunIdentity] != "" && kv[metaRunIdentity] != id.Hash
+	if opts.Paths != nil && (opts.Rebuild || foreign || foreignPartial || hd.stored == "" || hd.running) {
+		opts.Paths = nil
+	}
 	if opts.Rebuild || foreign || foreignPartial {
 		if foreign {
 			e.log.Info("index identity changed; rebuilding", "old", hd.stored, "new", id.Hash)
@@ -191,6 +200,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		Progress:   opts.Progress,
 		Logger:     e.log,
 		Resume:     hd.running || rebuilt,
+		Paths:      opts.Paths,
 	})
 	if err != nil {
 		return nil, err
@@ -201,7 +211,6 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		gen++
 	}
 	rep.Generation = gen
-	skips, _ := json.Marshal(st.SkipCounts())
 	counts, err := db.Count(ctx)
 	if err != nil {
 		return nil, err
@@ -213,7 +222,12 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	// version its vectors were read at, which every write moves in its
 	// own transaction: a file that is not of the committed content is
 	// never trusted. A failure only costs the first query its speed.
-	if e.emb != nil && vectors {
+	//
+	// A run of some paths (a watcher's) leaves the file alone: a server
+	// updates its vectors in memory (see [Engine.viewVectors]), and
+	// rewriting every vector after each save would cost more than the
+	// save's own indexing.
+	if e.emb != nil && vectors && opts.Paths == nil {
 		e.writeVectorFile(ctx, db)
 	}
 	meta := map[string]string{
@@ -221,11 +235,16 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		store.MetaIdentity:    id.Hash,
 		store.MetaGeneration:  strconv.FormatInt(gen, 10),
 		store.MetaLastIndexed: time.Now().UTC().Format(time.RFC3339),
-		store.MetaSkips:       string(skips),
 		store.MetaEmbedModel:  id.Model,
 		store.MetaChunker:     strconv.Itoa(id.Chunker),
 		metaChunks:            strconv.Itoa(counts.Chunks),
 		metaRunState:          runDone,
+	}
+	if opts.Paths == nil {
+		// The skip counts of a whole walk; a run of some paths saw only
+		// theirs and keeps the last whole run's.
+		skips, _ := json.Marshal(st.SkipCounts())
+		meta[store.MetaSkips] = string(skips)
 	}
 	if st.Imports != nil {
 		b, _ := json.Marshal(st.Imports)

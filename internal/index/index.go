@@ -53,6 +53,10 @@ type Options struct {
 	Progress func(done, total int)
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
+	// Paths, when not nil, restricts the run to these slash paths below
+	// the root (files or directories, as a watcher reports them; see
+	// [NewPathPlan]): only they are walked, read and, when gone, deleted.
+	Paths []string
 	// Resume redoes the end-of-run work (import resolution) even when no
 	// file changed: the previous run was interrupted after writing files,
 	// or the database is new.
@@ -97,10 +101,10 @@ type ImportStats struct {
 	Resolved int `json:"resolved"`
 }
 
-// resolveImports resolves every stored import against the stored files,
-// the repository's go.mod module paths and its Cargo.toml crate names
-// (read from disk).
-func resolveImports(ctx context.Context, db *store.DB, root string) (ImportStats, error) {
+// resolveImports resolves every stored import, or only those of the files
+// at paths when it is not nil, against the stored files, the repository's
+// go.mod module paths and its Cargo.toml crate names (read from disk).
+func resolveImports(ctx context.Context, db *store.DB, root string, only []string) (ImportStats, error) {
 	files, err := db.ListFiles(ctx)
 	if err != nil {
 		return ImportStats{}, err
@@ -132,7 +136,7 @@ func resolveImports(ctx context.Context, db *store.DB, root string) (ImportStats
 	}
 	r := graph.NewResolver(paths, mods)
 	r.SetCrateNames(crates)
-	total, internal, resolved, err := db.ResolveImports(ctx, func(im store.ImportRow) store.Resolution {
+	total, internal, resolved, err := db.ResolveImports(ctx, only, func(im store.ImportRow) store.Resolution {
 		res := r.Resolve(im.Path, im.Language, im.Spec)
 		return store.Resolution{Target: res.Target, Internal: res.Internal}
 	})
@@ -181,7 +185,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		batchSize = 64
 	}
 
-	plan, err := NewPlan(ctx, db, root, opts.Discover)
+	plan, err := newPlan(ctx, db, root, opts.Discover, opts.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +193,15 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	// Embeddings already stored, looked up by content key so unchanged
 	// text is never embedded again. Read once: workers only read it, and
 	// keys this run adds are deduplicated by the store.
-	var known map[string]bool
-	if opts.Embedder != nil && len(todo) > 0 {
-		if known, err = db.EmbeddingKeys(ctx); err != nil {
+	//
+	// A run of some paths looks up only its own texts' keys instead.
+	known := func(keys [][]byte) (map[string]bool, error) { return db.EmbeddingKeysIn(ctx, keys) }
+	if opts.Embedder != nil && len(todo) > 0 && opts.Paths == nil {
+		all, err := db.EmbeddingKeys(ctx)
+		if err != nil {
 			return nil, err
 		}
+		known = func([][]byte) (map[string]bool, error) { return all, nil }
 	}
 	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips, ContentSkips: plan.ContentSkips}
 	deletes := make([]store.Update, len(plan.Gone))
@@ -216,6 +224,9 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		touches  = map[string]int64{}
 		skips    []discover.Skip
 		embedded atomic.Int64
+		// changedPaths lists the files rewritten (the writer's, read
+		// after it is done).
+		changedPaths []string
 	)
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -271,6 +282,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 			default:
 				if r.changed {
 					st.Changed++
+					changedPaths = append(changedPaths, r.update.File.Path)
 				} else {
 					st.Added++
 				}
@@ -340,7 +352,13 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	}
 	if st.Added+st.Changed+st.Deleted > 0 || opts.Resume {
 		// Any file added or removed can change what an import names.
-		imp, err := resolveImports(ctx, db, root)
+		// When a run of some paths only changed files, only their own
+		// imports can resolve differently.
+		var only []string
+		if opts.Paths != nil && st.Added+st.Deleted == 0 && !opts.Resume {
+			only = changedPaths
+		}
+		imp, err := resolveImports(ctx, db, root, only)
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +367,11 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	// Merge the BM25 segments this run wrote (the policy decides; also
 	// after a run that changed nothing, to finish one interrupted before
 	// it compacted).
-	cs, err := db.CompactPostings(ctx)
+	compact := db.CompactPostings
+	if opts.Paths != nil {
+		compact = db.CompactPostingsLight
+	}
+	cs, err := compact(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +399,7 @@ type fileResult struct {
 // processFile reads, sniffs and chunks one file. Per-file problems become a
 // skip; only embedder failures and cancellation are errors.
 func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
-	emb embed.Provider, batchSize int, known map[string]bool, keepSecrets bool) (fileResult, error) {
+	emb embed.Provider, batchSize int, known knownKeys, keepSecrets bool) (fileResult, error) {
 	src, err := os.ReadFile(f.Abs)
 	if err != nil {
 		detail := err.Error()
@@ -437,9 +459,14 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	return fileResult{update: u, changed: had, embedded: n}, nil
 }
 
-// embedChunks sets each chunk's EmbedKey and puts the vectors of keys not
-// in known (the store's keys when the run began) into u.Vectors. It returns the number of texts embedded.
-func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known map[string]bool, path string, src []byte,
+// knownKeys returns which of an embedding cache key list the store
+// already holds (a map keyed by the key's bytes).
+type knownKeys func(keys [][]byte) (map[string]bool, error)
+
+// embedChunks sets each chunk's EmbedKey and puts the vectors of keys
+// known says the store lacks into u.Vectors. It returns the number of
+// texts embedded.
+func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known knownKeys, path string, src []byte,
 	chunks []chunk.Chunk, u *store.Update) (int, error) {
 	m := emb.Model()
 	keys := make([][]byte, len(chunks))
@@ -450,11 +477,15 @@ func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known m
 		keys[i] = k[:]
 		u.Chunks[i].EmbedKey = keys[i]
 	}
+	have, err := known(keys)
+	if err != nil {
+		return 0, err
+	}
 	var missTexts []string
 	var missKeys []string
 	queued := map[string]bool{}
 	for i, k := range keys {
-		if known[string(k)] || queued[string(k)] {
+		if have[string(k)] || queued[string(k)] {
 			continue
 		}
 		queued[string(k)] = true

@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -38,9 +40,47 @@ type Plan struct {
 
 // NewPlan walks root and compares it with db.
 func NewPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options) (*Plan, error) {
-	walk, err := discover.Walk(ctx, root, opts)
+	return newPlan(ctx, db, root, opts, nil)
+}
+
+// NewPathPlan is [NewPlan] for some slash paths below root (files or
+// directories, as a watcher names them; see [discover.WalkPaths]): only
+// they are walked, and only indexed or skipped paths at or below them can
+// be Gone. Discovered, Unchanged and Skips then describe those paths alone.
+func NewPathPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options, paths []string) (*Plan, error) {
+	if paths == nil {
+		paths = []string{}
+	}
+	return newPlan(ctx, db, root, opts, paths)
+}
+
+// newPlan walks root, or only paths when they are not nil.
+func newPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options, paths []string) (*Plan, error) {
+	var walk *discover.Result
+	var err error
+	if paths == nil {
+		walk, err = discover.Walk(ctx, root, opts)
+	} else {
+		walk, err = discover.WalkPaths(ctx, root, paths, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	// in reports whether a stored path is within the walked part.
+	in := func(string) bool { return true }
+	if paths != nil {
+		clean := make([]string, len(paths))
+		for i, q := range paths {
+			clean[i] = path.Clean(q)
+		}
+		in = func(p string) bool {
+			for _, q := range clean {
+				if q == "." || p == q || strings.HasPrefix(p, q+"/") {
+					return true
+				}
+			}
+			return false
+		}
 	}
 	stored, err := db.FileStates(ctx)
 	if err != nil {
@@ -72,13 +112,13 @@ func NewPlan(ctx context.Context, db *store.DB, root string, opts *discover.Opti
 		p.Todo = append(p.Todo, f)
 	}
 	for path := range stored {
-		if !seen[path] {
+		if !seen[path] && in(path) {
 			p.Gone = append(p.Gone, path)
 			p.GoneIndexed++
 		}
 	}
 	for path := range skipped {
-		if _, ok := stored[path]; !ok && !seen[path] {
+		if _, ok := stored[path]; !ok && !seen[path] && in(path) {
 			p.Gone = append(p.Gone, path)
 		}
 	}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -30,12 +31,15 @@ type Vectors struct {
 	// Generation is the index content version the copy was loaded at
 	// (store.Version.Content; the vector file's stamp).
 	Generation int64
-	dims       int
-	words      int       // uint64 words of sign bits a row: ⌈dims/64⌉
-	ids        []int64   // row → chunk id
-	scales     []float32 // row → scale of its int8 elements
-	signs      []uint64  // row i's sign bits at [i*words, (i+1)*words)
-	rows       []int8    // len(ids)*dims int8 elements, row-major
+	// IndexID is the database the rows were read from
+	// (store.Version.IndexID), when known: [Vectors.Advance] needs it.
+	IndexID string
+	dims    int
+	words   int       // uint64 words of sign bits a row: ⌈dims/64⌉
+	ids     []int64   // row → chunk id
+	scales  []float32 // row → scale of its int8 elements
+	signs   []uint64  // row i's sign bits at [i*words, (i+1)*words)
+	rows    []int8    // len(ids)*dims int8 elements, row-major
 	// weights holds, per dimension, the mean of the row elements > 0
 	// minus the mean of those ≤ 0 (each 0 when there are none): the gap
 	// between what a set and a clear sign bit stand for, which the sign
@@ -51,29 +55,66 @@ type Vectors struct {
 // and needs a rebuild).
 func LoadVectors(ctx context.Context, db *store.DB, dims int) (*Vectors, store.Version, error) {
 	v := newVectors(0, dims, 0)
-	ver, err := db.Vectors(ctx, func(id int64, blob []byte) error {
-		if q, scale, ok := embed.Int8View(blob); ok && len(q) == dims {
-			// Stored int8 rows are already what add would make of their
-			// decoding: copied, not decoded and quantised again.
-			v.addInt8(id, q, scale)
-			return nil
-		}
-		vec, err := embed.DecodeVector(blob)
-		if err != nil {
-			return fmt.Errorf("chunk %d: %w", id, err)
-		}
-		if len(vec) != dims {
-			return fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), dims)
-		}
-		v.add(id, vec)
-		return nil
-	})
+	ver, err := db.Vectors(ctx, v.addBlob)
 	if err != nil {
 		return nil, store.Version{}, fmt.Errorf("loading vectors: %w", err)
 	}
-	v.Generation = ver.Content
+	v.Generation, v.IndexID = ver.Content, ver.IndexID
 	v.computeWeights()
 	return v, ver, nil
+}
+
+// ErrOtherIndex is [Vectors.Advance]'s error for vectors read from another
+// database than the one given.
+var ErrOtherIndex = errors.New("the vectors were read from another index")
+
+// Advance returns v brought to db's committed state: the rows of chunks
+// deleted since dropped, the chunks added since (ids above v's largest)
+// appended, and the content version read, all in one read transaction
+// ([store.DB.VectorsAfter]). v is not changed: queries may still use it.
+// Chunk ids are only unique within one database, so v must have been
+// read from this one: [ErrOtherIndex] when its IndexID is not the
+// database's (a rebuild was swapped in; load them all again). On the Go standard library (106k rows) it costs a
+// scan of the chunk ids and a copy of the rows, against a full
+// [LoadVectors] read. Errors as for LoadVectors.
+func (v *Vectors) Advance(ctx context.Context, db *store.DB) (*Vectors, store.Version, error) {
+	var top int64
+	for _, id := range v.ids {
+		top = max(top, id)
+	}
+	type row struct {
+		id   int64
+		blob []byte
+	}
+	var added []row
+	ver, live, err := db.VectorsAfter(ctx, top, func(id int64, blob []byte) error {
+		added = append(added, row{id, blob})
+		return nil
+	})
+	if err != nil {
+		return nil, store.Version{}, fmt.Errorf("updating vectors: %w", err)
+	}
+	if v.IndexID == "" || ver.IndexID != v.IndexID {
+		return nil, ver, ErrOtherIndex
+	}
+	out := newVectors(ver.Content, v.dims, len(live))
+	out.IndexID = v.IndexID
+	for i, id := range v.ids {
+		if _, ok := slices.BinarySearch(live, id); !ok {
+			continue
+		}
+		out.ids = append(out.ids, id)
+		out.scales = append(out.scales, v.scales[i])
+		out.signs = append(out.signs, v.signs[i*v.words:(i+1)*v.words]...)
+		out.rows = append(out.rows, v.rows[i*v.dims:(i+1)*v.dims]...)
+	}
+	for _, a := range added {
+		if err := out.addBlob(a.id, a.blob); err != nil {
+			return nil, store.Version{}, fmt.Errorf("updating vectors: %w", err)
+		}
+	}
+	out.computeWeights()
+	return out, ver, nil
 }
 
 // newVectors returns an empty Vectors with room for n rows.
@@ -84,6 +125,26 @@ func newVectors(generation int64, dims, n int) *Vectors {
 		ids: make([]int64, 0, n), scales: make([]float32, 0, n),
 		signs: make([]uint64, 0, n*words), rows: make([]int8, 0, n*dims),
 	}
+}
+
+// addBlob appends the row of id from a stored vector. Stored int8 rows
+// are already what add would make of their decoding: copied, not decoded
+// and quantised again. A vector of another length is an error (the index
+// mixes models and needs a rebuild).
+func (v *Vectors) addBlob(id int64, blob []byte) error {
+	if q, scale, ok := embed.Int8View(blob); ok && len(q) == v.dims {
+		v.addInt8(id, q, scale)
+		return nil
+	}
+	vec, err := embed.DecodeVector(blob)
+	if err != nil {
+		return fmt.Errorf("chunk %d: %w", id, err)
+	}
+	if len(vec) != v.dims {
+		return fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), v.dims)
+	}
+	v.add(id, vec)
+	return nil
 }
 
 // add quantises x (of v.dims elements) and appends it as the row of id.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 )
 
@@ -26,14 +27,23 @@ type Resolution struct {
 	Internal bool
 }
 
-// ResolveImports calls resolve for every stored import and stores the
-// answers that changed, in one transaction. It returns the number of
-// imports, of internal ones and of internal ones that resolved.
-func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
+// ResolveImports calls resolve for every stored import, or with paths
+// not nil only for the imports of the files at those paths (the files a
+// run changed, when none was added or removed, so no other import's
+// answer can differ), and stores the answers that changed, in one
+// transaction. It returns the number of imports in the whole index, of
+// internal ones and of internal ones that resolved.
+func (db *DB) ResolveImports(ctx context.Context, paths []string, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
 	if db.w == nil {
 		return 0, 0, 0, ErrReadOnly
 	}
-	all, err := collect(ctx, db.w, "imports", importCols, nil, scanImport)
+	query, args := importCols, []any(nil)
+	if paths != nil {
+		b, _ := json.Marshal(paths)
+		query += ` WHERE f.path IN (SELECT value FROM json_each(?))`
+		args = []any{string(b)}
+	}
+	all, err := collect(ctx, db.w, "imports", query, args, scanImport)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -54,6 +64,13 @@ func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolu
 		if res.Target != r.Target || res.Internal != r.Internal {
 			changes = append(changes, change{r.ID, res})
 		}
+	}
+	if paths != nil {
+		defer func() {
+			if err == nil {
+				total, internal, resolved, err = db.importCounts(ctx)
+			}
+		}()
 	}
 	if len(changes) == 0 {
 		return total, internal, resolved, nil
@@ -77,6 +94,16 @@ func (db *DB) ResolveImports(ctx context.Context, resolve func(ImportRow) Resolu
 		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
 	}
 	return total, internal, resolved, nil
+}
+
+// importCounts counts the stored imports, the internal ones and the
+// internal ones that resolved.
+func (db *DB) importCounts(ctx context.Context) (total, internal, resolved int, err error) {
+	err = db.w.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(internal), 0), coalesce(sum(internal AND target <> ''), 0) FROM imports`).Scan(&total, &internal, &resolved)
+	if err != nil {
+		err = fmt.Errorf("counting imports: %v", err)
+	}
+	return total, internal, resolved, err
 }
 
 // ImportsOf returns the import statements of the file at path, in line

@@ -32,7 +32,16 @@ func TestImports(t *testing.T) {
 		}
 		return store.Resolution{}
 	}
-	total, internal, resolved, err := db.ResolveImports(ctx, resolve)
+	// Resolving one file's imports stores only its answers and counts the
+	// whole index's.
+	total, internal, resolved, err := db.ResolveImports(ctx, []string{"c/c.go"}, resolve)
+	if err != nil || total != 3 || internal != 1 || resolved != 1 {
+		t.Fatalf("ResolveImports(c/c.go) = %d, %d, %d, %v; want 3, 1, 1", total, internal, resolved, err)
+	}
+	if own, err := db.ImportsOf(ctx, "a/a.go"); err != nil || own[0].Target != "" {
+		t.Errorf("ResolveImports(c/c.go) resolved a/a.go's imports: %+v, %v", own, err)
+	}
+	total, internal, resolved, err = db.ResolveImports(ctx, nil, resolve)
 	if err != nil || total != 3 || internal != 2 || resolved != 2 {
 		t.Fatalf("ResolveImports = %d, %d, %d, %v; want 3, 2, 2", total, internal, resolved, err)
 	}
@@ -51,7 +60,7 @@ func TestImports(t *testing.T) {
 	if in, err := db.ImportersOf(ctx, "b/b.go", "b"); err != nil || len(in) != 0 {
 		t.Errorf("importers after the rewrite and delete = %+v, %v", in, err)
 	}
-	if total, _, _, err := db.ResolveImports(ctx, resolve); err != nil || total != 0 {
+	if total, _, _, err := db.ResolveImports(ctx, nil, resolve); err != nil || total != 0 {
 		t.Errorf("imports left = %d, %v", total, err)
 	}
 }

@@ -356,3 +356,35 @@ func TestCorruptPostings(t *testing.T) {
 		t.Errorf("SearchBM25 over a corrupt row = %v, want an error naming ctx index --rebuild", err)
 	}
 }
+
+// TestCompactLight checks that the light policy never merges everything:
+// dead entries past the ratio wait for a full CompactPostings, and the
+// search skips them meanwhile.
+func TestCompactLight(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	updates := goChunks(t, "go/types", 40)
+	apply(t, db, updates...)
+	// Re-applying a fifth of the files leaves their old chunks dead: more
+	// than deadMergeRatio of the live ones.
+	apply(t, db, updates[:8]...)
+	q := store.BM25Query{Terms: []string{"type", "check", "scope", "object"}, Weights: weights, Limit: 300}
+	before, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := db.CompactPostingsLight(t.Context()); err != nil || st.Segments != 0 {
+		t.Errorf("CompactPostingsLight = %+v, %v; want nothing merged (2 segments)", st, err)
+	}
+	st, err := db.CompactPostings(t.Context())
+	if err != nil || st.Segments != 2 || st.Dropped == 0 {
+		t.Errorf("CompactPostings = %+v, %v; want a full merge dropping the dead entries", st, err)
+	}
+	after, err := db.SearchBM25(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("search changed by compaction (-before +after):\n%s", diff)
+	}
+}

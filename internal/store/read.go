@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -164,6 +165,46 @@ func (db *DB) Vectors(ctx context.Context, each func(chunkID int64, vec []byte) 
 	return ver, err
 }
 
+// VectorsAfter is what a reader holding the vectors of chunks up to
+// afterID needs to bring them to the committed state, read in one
+// transaction: the ids of every chunk now (ascending; a held row whose id
+// is absent was deleted), and each chunk's vector for
+// ids above afterID, by ascending id. Chunk ids are never reused within
+// a database ([MetaIndexID] tells databases apart), so a held id that is
+// still live still names the same text. It returns the content version
+// read. Cost: one scan of the chunk ids and one indexed read per new
+// chunk, against a full [DB.Vectors] read.
+func (db *DB) VectorsAfter(ctx context.Context, afterID int64, fn func(chunkID int64, vec []byte) error) (Version, []int64, error) {
+	var ver Version
+	var live []int64
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		kv, err := metaRows(ctx, tx, `SELECT key, value FROM meta WHERE key IN (?, ?)`, MetaIndexID, MetaContentVersion)
+		if err != nil {
+			return err
+		}
+		ver = versionOf(kv)
+		// Every chunk id, from the narrow file index rather than the
+		// table (a held row's chunk had an embedding, so it is live iff
+		// its id is here): 8 times fewer pages on the Go tree.
+		live, err = collect(ctx, tx, "chunk ids", `SELECT id FROM chunks INDEXED BY chunks_file`, nil, func(rows *sql.Rows, id *int64) error {
+			return rows.Scan(id)
+		})
+		if err != nil {
+			return err
+		}
+		slices.Sort(live)
+		return each(ctx, tx, "vectors", `SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.key = c.embed_key WHERE c.id > ? ORDER BY c.id`, []any{afterID}, func(rows *sql.Rows) error {
+			var id int64
+			var vec []byte
+			if err := rows.Scan(&id, &vec); err != nil {
+				return err
+			}
+			return fn(id, vec)
+		})
+	})
+	return ver, live, err
+}
+
 func scanVectors(ctx context.Context, tx *sql.Tx, each func(chunkID int64, vec []byte) error) error {
 	byKey := map[string][]byte{}
 	rows, err := tx.QueryContext(ctx, `SELECT key, vec FROM embeddings`)
@@ -230,6 +271,32 @@ func (db *DB) EmbeddingKeys(ctx context.Context) (map[string]bool, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading embedding keys: %v", err)
+	}
+	return out, nil
+}
+
+// EmbeddingKeysIn returns which of keys (embedding cache keys, as in
+// [DB.EmbeddingKeys]) the store holds a vector for: the lookup of a run
+// that embeds a few files, which should not read every key.
+func (db *DB) EmbeddingKeysIn(ctx context.Context, keys [][]byte) (map[string]bool, error) {
+	out := map[string]bool{}
+	const per = 500 // parameters a statement
+	for len(keys) > 0 {
+		n := min(per, len(keys))
+		args := make([]any, n)
+		for i, k := range keys[:n] {
+			args[i] = k
+		}
+		keys = keys[n:]
+		err := each(ctx, db.r, "embedding keys", `SELECT key FROM embeddings WHERE key IN `+placeholders(n), args, func(rows *sql.Rows) error {
+			var k []byte
+			err := rows.Scan(&k)
+			out[string(k)] = true
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -13,9 +13,11 @@ import (
 // database's content, in one transaction: readers see the old index until
 // the commit and the new one after it, never a gap or a mix. Every table
 // is emptied and refilled from src; the meta table takes src's values,
-// except that this index keeps its [MetaIndexID] and its content version
-// moves past both databases' ([MetaContentVersion]), so no derived file
-// of either passes for the result. It returns the new [Version].
+// [MetaIndexID] included (the chunk ids are src's, so nothing derived
+// from this index's rows may pass for the result's), and the content
+// version moves past both databases' ([MetaContentVersion]), so no
+// derived file of either passes for the result. It returns the new
+// [Version].
 //
 // The WAL grows by about the size of src until the next checkpoint.
 // Errors: src missing or of another schema, SQLite failures (nothing is
@@ -60,7 +62,7 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 	if err != nil {
 		return Version{}, err
 	}
-	nv, err := metaRows(ctx, tx, `SELECT key, value FROM next.meta WHERE key = ?`, MetaContentVersion)
+	nv, err := metaRows(ctx, tx, `SELECT key, value FROM next.meta WHERE key IN (?, ?)`, MetaIndexID, MetaContentVersion)
 	if err != nil {
 		return Version{}, err
 	}
@@ -72,7 +74,7 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 			return Version{}, fmt.Errorf("replacing the index: copying %s: %v", t, err)
 		}
 	}
-	ver := Version{IndexID: old[MetaIndexID], Content: max(versionOf(old).Content, versionOf(nv).Content) + 1}
+	ver := Version{IndexID: nv[MetaIndexID], Content: max(versionOf(old).Content, versionOf(nv).Content) + 1}
 	if ver.IndexID == "" {
 		if err := bumpContent(ctx, tx); err != nil {
 			return Version{}, err

@@ -44,8 +44,8 @@ func TestReplaceWith(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReplaceWith: %v", err)
 	}
-	if ver.IndexID != before.IndexID || ver.Content <= max(before.Content, nextVer.Content) {
-		t.Errorf("version after the swap = %+v; want index id %q and content past %d and %d", ver, before.IndexID, before.Content, nextVer.Content)
+	if ver.IndexID != nextVer.IndexID || ver.IndexID == before.IndexID || ver.Content <= max(before.Content, nextVer.Content) {
+		t.Errorf("version after the swap = %+v; want the rebuilt index's id %q (not %q) and content past %d and %d", ver, nextVer.IndexID, before.IndexID, before.Content, nextVer.Content)
 	}
 	if got, _ := live.Version(t.Context()); got != ver {
 		t.Errorf("stored version %+v, ReplaceWith returned %+v", got, ver)
