@@ -63,6 +63,19 @@ func (w *Watcher) process(items []item) {
 		acc = paths
 	}
 	commit()
+	if w.rewatchWanted && w.fsw != nil {
+		// Rewatch now, not at the Full batch: directories created from
+		// here on must produce events, or the Full scan could be the last
+		// to see their files. One walk serves every error in items.
+		w.rewatchWanted = false
+		if err := w.rewatch(); err != nil {
+			w.toPolling(w.limitReason(err))
+			return
+		}
+		w.mu.Lock()
+		w.st.Watched = len(w.watched)
+		w.mu.Unlock()
+	}
 }
 
 // event appends to acc the paths that ev makes pending and keeps the
@@ -89,7 +102,12 @@ func (w *Watcher) event(ev fsnotify.Event, acc []string) ([]string, error) {
 	isDir := false // a directory exists at rel now
 	if created {
 		// Lstat, so a symbolic link to a directory is reported, not
-		// followed, as the index does.
+		// followed, as the index does. A path already gone is taken for a
+		// file: fsnotify drops inotify's IN_ISDIR, so a directory that an
+		// ignore rule matches only as a directory (node_modules/) and that
+		// vanished before its event was read is reported. That costs a
+		// batch with a missing path; ignoring it could leave a deleted
+		// file in the index.
 		fi, err := os.Lstat(ev.Name)
 		isDir = err == nil && fi.IsDir()
 		dir = dir || isDir
@@ -224,10 +242,7 @@ func (w *Watcher) distrust(err error) {
 		reason = fmt.Sprintf("watch error at %s: %v; rescanning the whole tree", now.Format(time.TimeOnly), err)
 	}
 	w.log.Warn("watch: events lost", "err", err)
-	// Rewatch now rather than before the Full batch: directories created
-	// from here on must produce events, or the Full scan could be the
-	// last to see their files.
-	rerr := w.rewatch()
+	w.rewatchWanted = true
 	w.mu.Lock()
 	if overflow {
 		w.st.Overflows++
@@ -243,9 +258,6 @@ func (w *Watcher) distrust(err error) {
 	// covers every edit made before now, so waiting rounds may go.
 	w.releaseWrittenLocked()
 	w.mu.Unlock()
-	if rerr != nil {
-		w.toPolling(w.limitReason(rerr))
-	}
 }
 
 // toPolling gives up on events: it releases every watch and makes the next

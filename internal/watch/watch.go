@@ -147,11 +147,12 @@ type Watcher struct {
 	cleanup sync.Once     // releases fsw and the barrier files
 
 	// Owned by New and then by Run's goroutine; never read elsewhere.
-	fsw         *fsnotify.Watcher // nil in polling mode
-	watched     map[string]bool   // root-relative slash dirs with a watch; "" is the root
-	ignoredDirs map[string]bool   // ignored dirs seen in watched dirs, so their removal is told from a file's
-	failures    int               // consecutive handler errors
-	cur         Batch             // the batch the handler is running
+	fsw           *fsnotify.Watcher // nil in polling mode
+	watched       map[string]bool   // root-relative slash dirs with a watch; "" is the root
+	ignoredDirs   map[string]bool   // ignored dirs seen in watched dirs, so their removal is told from a file's
+	failures      int               // consecutive handler errors
+	rewatchWanted bool              // events were lost: walk the tree to repair the watches
+	cur           Batch             // the batch the handler is running
 
 	mu       sync.Mutex          // guards the fields below
 	pending  map[string]struct{} // paths for the next batch
