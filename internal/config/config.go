@@ -46,6 +46,18 @@ type Config struct {
 	// MCPToken is the bearer token `ctx serve` requires when --token is
 	// not given (CTX_MCP_TOKEN); empty means none.
 	MCPToken string
+	// WatchDebounce is how long a watcher (ctx watch, and ctx mcp and
+	// ctx serve unless --no-watch) waits after the last file event before
+	// it indexes the changed paths, so a burst (a checkout, a rebase)
+	// becomes one run. Default [DefaultWatchDebounce] (300ms);
+	// CTX_WATCH_DEBOUNCE overrides it; 0 means the default.
+	WatchDebounce time.Duration
+	// FreshWait bounds how long a query to a watching server waits for the
+	// edits made before it to be indexed (read-your-writes); past it the
+	// query answers from the committed index and says it is stale.
+	// Default [DefaultFreshWait] (1s); CTX_FRESH_WAIT overrides it
+	// ("0s": never wait).
+	FreshWait time.Duration
 	// CodexHome is where the Codex CLI keeps its user configuration
 	// (CODEX_HOME, Codex's own variable); empty means ~/.codex.
 	CodexHome string
@@ -96,6 +108,11 @@ const (
 	DefaultMaxQueryBytes = 32 << 10
 	// DefaultQueryTimeout is [Embed].QueryTimeout when unset.
 	DefaultQueryTimeout = 2 * time.Second
+	// DefaultWatchDebounce is [Config].WatchDebounce when unset.
+	DefaultWatchDebounce = 300 * time.Millisecond
+	// DefaultFreshWait is [Config].FreshWait by default: a query answers
+	// within it (issue target: a find during indexing answers within 1 s).
+	DefaultFreshWait = time.Second
 )
 
 // Default returns the defaults, with CacheDir and Home resolved from the
@@ -105,6 +122,8 @@ func Default() Config {
 		MaxFileBytes:  1 << 20,
 		MaxQueryBytes: DefaultMaxQueryBytes,
 		LogLevel:      "warn",
+		WatchDebounce: DefaultWatchDebounce,
+		FreshWait:     DefaultFreshWait,
 		Embed:         Embed{Provider: "builtin", BatchSize: 64, QueryTimeout: DefaultQueryTimeout},
 	}
 	if d, err := os.UserCacheDir(); err == nil {
@@ -189,6 +208,20 @@ func Load() (Config, error) {
 			return c, fmt.Errorf("CTX_EMBED_QUERY_TIMEOUT=%q: want a positive duration such as 2s or 500ms", v)
 		}
 		c.Embed.QueryTimeout = d
+	}
+	if v := os.Getenv("CTX_WATCH_DEBOUNCE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("CTX_WATCH_DEBOUNCE=%q: want a positive duration such as 300ms or 1s", v)
+		}
+		c.WatchDebounce = d
+	}
+	if v := os.Getenv("CTX_FRESH_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("CTX_FRESH_WAIT=%q: want a duration such as 1s, 200ms or 0s", v)
+		}
+		c.FreshWait = d
 	}
 	return c, c.Validate()
 }

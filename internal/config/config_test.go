@@ -48,9 +48,14 @@ func TestLoadEnv(t *testing.T) {
 	t.Setenv("CTX_EMBED_BATCH", "8")
 	t.Setenv("CTX_MAX_QUERY_BYTES", "1000")
 	t.Setenv("CTX_EMBED_QUERY_TIMEOUT", "750ms")
+	t.Setenv("CTX_WATCH_DEBOUNCE", "50ms")
+	t.Setenv("CTX_FRESH_WAIT", "0s")
 	c, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.WatchDebounce != 50*time.Millisecond || c.FreshWait != 0 {
+		t.Errorf("WatchDebounce, FreshWait = %v, %v; want 50ms, 0s", c.WatchDebounce, c.FreshWait)
 	}
 	got := []any{c.CacheDir, c.MaxFileBytes, c.MaxQueryBytes, c.IncludeSecrets, c.Exclude, c.LogLevel, c.Embed}
 	want := []any{"/tmp/x", int64(2048), 1000, true, []string{"gen/**", "*.pb.go"}, "debug",
@@ -76,6 +81,9 @@ func TestLoadBadValues(t *testing.T) {
 		{"CTX_MAX_QUERY_BYTES", "32k"},
 		{"CTX_EMBED_QUERY_TIMEOUT", "2"},
 		{"CTX_EMBED_QUERY_TIMEOUT", "-1s"},
+		{"CTX_WATCH_DEBOUNCE", "0s"},
+		{"CTX_WATCH_DEBOUNCE", "300"},
+		{"CTX_FRESH_WAIT", "-1s"},
 		{"CTX_EMBED_PROVIDER", "magic"},
 		{"CTX_LOG_LEVEL", "loud"},
 	} {
@@ -154,7 +162,7 @@ func TestONNX(t *testing.T) {
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"CTX_CACHE_DIR", "CTX_MAX_FILE_BYTES", "CTX_INCLUDE_SECRETS", "CTX_EXCLUDE", "CTX_LOG_LEVEL",
 		"CTX_EMBED_PROVIDER", "CTX_EMBED_MODEL", "CTX_EMBED_URL", "CTX_EMBED_API_KEY", "OPENAI_API_KEY", "CTX_EMBED_DIMS", "CTX_EMBED_BATCH", "CTX_ONNXRUNTIME_LIB",
-		"CTX_MAX_QUERY_BYTES", "CTX_EMBED_QUERY_TIMEOUT"} {
+		"CTX_MAX_QUERY_BYTES", "CTX_EMBED_QUERY_TIMEOUT", "CTX_WATCH_DEBOUNCE", "CTX_FRESH_WAIT"} {
 		t.Setenv(k, "")
 	}
 }

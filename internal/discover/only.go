@@ -74,3 +74,25 @@ func (s *pathSet) wanted(rel string) bool {
 		}
 	}
 }
+
+// BuiltinExcluded reports whether a root-relative slash path lies in, or
+// is, a directory the built-in rules always exclude by name (version
+// control, dependency and cache directories, credential stores), or is a
+// version control file: what a file watcher can leave alone before any
+// walk has seen the directory. Rules that depend on a directory's
+// contents (build output next to its build file, virtualenv markers) and
+// ignore files are not consulted; a walk still applies them.
+func BuiltinExcluded(rel string) bool {
+	parts := strings.Split(path.Clean(rel), "/")
+	parent := ""
+	for i, name := range parts {
+		if i == len(parts)-1 && vcsNames[name] {
+			return true
+		}
+		if _, _, ok := excludedDir(parent, name, nil); ok {
+			return true
+		}
+		parent = name
+	}
+	return false
+}

@@ -111,3 +111,23 @@ func TestPathSet(t *testing.T) {
 		t.Errorf("cleanPaths = %v", got)
 	}
 }
+
+func TestBuiltinExcluded(t *testing.T) {
+	t.Parallel()
+	for rel, want := range map[string]bool{
+		".git":                     true,
+		".git/index":               true,
+		"sub/node_modules/x/y.js":  true,
+		".ssh/id_rsa":              true,
+		"pkg/.gitignore":           false,
+		"src/main.go":              false,
+		"build/out.o":              false, // excluded only next to its build file
+		"lib/thing.egg-info/PKG":   true,
+		"node_modules_not/file.js": false,
+		"docs/git/notes.md":        false,
+	} {
+		if got := BuiltinExcluded(rel); got != want {
+			t.Errorf("BuiltinExcluded(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

@@ -64,6 +64,18 @@ type Skip struct {
 type Result struct {
 	Files []File // sorted by Path
 	Skips []Skip // sorted by Path
+	// Dirs holds each directory the walk listed ("." is the root), with
+	// its modification time read just before the listing: a file added,
+	// removed or renamed in it later changes that time, which is how a
+	// reader without a watcher tells that the index missed a new file.
+	// Sorted by Path.
+	Dirs []Dir
+}
+
+// Dir is a listed directory and its modification time then.
+type Dir struct {
+	Path    string // slash-separated, relative to the root; "." is the root
+	ModTime int64  // Unix nanoseconds
 }
 
 // SkipCounts returns how many paths were skipped for each reason. A skipped
@@ -152,6 +164,7 @@ func (w *walker) walk(ctx context.Context, root string) (*Result, error) {
 	}
 	slices.SortFunc(w.res.Files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	slices.SortFunc(w.res.Skips, func(a, b Skip) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortFunc(w.res.Dirs, func(a, b Dir) int { return cmp.Compare(a.Path, b.Path) })
 	return &w.res, nil
 }
 
@@ -162,6 +175,7 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	dfi, statErr := os.Stat(abs)
 	entries, err := w.readDir(abs)
 	if err != nil {
 		w.skip(rel, ReasonUnreadable, errDetail(err), true)
@@ -174,6 +188,10 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 				return nil
 			}
 		}
+	}
+
+	if statErr == nil {
+		w.res.Dirs = append(w.res.Dirs, Dir{Path: rel, ModTime: dfi.ModTime().UnixNano()})
 	}
 
 	// This directory's ignore files extend the inherited rules. Ignore

@@ -44,8 +44,9 @@ type Engine struct {
 	emb    embed.Provider // nil: lexical-only
 
 	keepOpen bool
-	mu       sync.Mutex
-	h        *handle // kept database handle (keepOpen only)
+	mu       sync.Mutex // guards h and watch
+	h        *handle    // kept database handle (keepOpen only)
+	watch    *watching  // the running watcher ([Engine.Watch]), or nil
 }
 
 // Options configures [Open]; nil means defaults.
@@ -117,6 +118,9 @@ func (e *Engine) Root() string { return e.root }
 
 // DBPath returns where the root's index database lives.
 func (e *Engine) DBPath() string { return e.dbPath }
+
+// Config returns the configuration the engine was opened with.
+func (e *Engine) Config() config.Config { return e.cfg }
 
 func newProvider(c config.Embed) (embed.Provider, error) {
 	switch c.Provider {

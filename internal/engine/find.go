@@ -74,8 +74,13 @@ type FindStats struct {
 	FilesConsidered int     `json:"files_considered"`
 	IndexGeneration int64   `json:"index_generation"`
 	// Fresh is false when a returned file changed on disk since indexing,
-	// or when the index is being written or its last run did not finish
-	// (see IndexState).
+	// when files under the root were added, removed or changed since the
+	// generation that answered (see Stale), or when the index is being
+	// written or its last run did not finish (see IndexState). With a
+	// watcher running in the process (ctx mcp, ctx serve), true means it
+	// had indexed every edit made before the query; without one, added and
+	// removed files are told by directory times, edits by the returned
+	// files' size and time.
 	Fresh bool `json:"fresh"`
 	// IndexState is "indexing" while an index run is writing the index and
 	// "interrupted" when its last run did not finish: the files that run
@@ -100,6 +105,11 @@ type FindStats struct {
 	// embedding provider failed or did not answer in time (the lexical
 	// channels answered alone).
 	Degraded string `json:"degraded,omitempty"`
+	// Stale says why Fresh is false when the returned files are not the
+	// reason: files were added, removed or changed under the root since the
+	// index (a watcher is still indexing them, or, without one, directory
+	// times changed), with the fix. Absent when fresh.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Notes returns a line for each way the search differed from what was
@@ -112,6 +122,9 @@ func (st *FindStats) Notes() []string {
 	}
 	if st.Degraded != "" {
 		out = append(out, st.Degraded+"; results come from the lexical channels alone. "+DegradedFix)
+	}
+	if st.Stale != "" {
+		out = append(out, "stale: "+st.Stale)
 	}
 	return out
 }
@@ -195,6 +208,9 @@ var ErrEmptyIndex = errors.New("index is empty")
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	query, cut := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
+	// A watcher's word on freshness is taken before the view is read, so
+	// the view is at least as new as the edits it vouches for.
+	watchFresh, watched, watchNote := e.watchFreshness(ctx)
 	v, release, err := e.acquire(ctx)
 	if err == nil && v.stored == "" {
 		// The first index run was interrupted before it recorded what it
@@ -263,6 +279,14 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		resp.Stats.IndexState = "interrupted"
 		if indexRunning(e.dbPath) {
 			resp.Stats.IndexState = "indexing"
+		}
+	}
+	switch {
+	case watched && !watchFresh:
+		resp.Stats.Fresh, resp.Stats.Stale = false, watchNote
+	case !watched:
+		if note := e.checkDirs(v.dirs).staleNote(); note != "" {
+			resp.Stats.Fresh, resp.Stats.Stale = false, note
 		}
 	}
 	statCache := map[string]bool{}

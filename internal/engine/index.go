@@ -240,6 +240,11 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		metaChunks:            strconv.Itoa(counts.Chunks),
 		metaRunState:          runDone,
 	}
+	prevDirs := ""
+	if opts.Paths != nil {
+		prevDirs = recordedDirs(ctx, db)
+	}
+	meta[metaDirs] = dirTimes(prevDirs, opts.Paths, st.Dirs)
 	if opts.Paths == nil {
 		// The skip counts of a whole walk; a run of some paths saw only
 		// theirs and keeps the last whole run's.

@@ -27,6 +27,7 @@ type view struct {
 	gen    int64
 	total  int    // chunks, for IDF
 	stored string // identity hash recorded by the last index run
+	dirs   string // the recorded directory times (metaDirs)
 	head   head   // what the view was read at
 
 	vecMu sync.Mutex
@@ -239,6 +240,7 @@ func readView(ctx context.Context, db *store.DB) (*view, error) {
 	v.head = headOf(kv)
 	v.gen, v.stored = v.head.gen, v.head.stored
 	v.total, _ = strconv.Atoi(kv[metaChunks])
+	v.dirs = kv[metaDirs]
 	return v, nil
 }
 

@@ -73,6 +73,10 @@ type Stats struct {
 	// Touched counts files whose mtime changed but whose content did not.
 	Touched int
 	Deleted int
+	// Dirs holds the directories the run walked, with their modification
+	// times before they were listed (a whole walk's, or a run of some
+	// paths' directories on the way and below).
+	Dirs []discover.Dir
 	// Skips holds every skipped path with its reason, from the walk and
 	// from content sniffing, sorted by path.
 	Skips []discover.Skip
@@ -203,7 +207,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		}
 		known = func([][]byte) (map[string]bool, error) { return all, nil }
 	}
-	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips, ContentSkips: plan.ContentSkips}
+	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips, ContentSkips: plan.ContentSkips, Dirs: plan.Dirs}
 	deletes := make([]store.Update, len(plan.Gone))
 	for i, p := range plan.Gone {
 		deletes[i] = store.Update{File: store.File{Path: p}, Delete: true}

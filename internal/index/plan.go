@@ -30,6 +30,9 @@ type Plan struct {
 	// ContentSkips counts the skips carried forward: files the walk
 	// listed, so Discovered counts them too (see [Plan.SkipShare]).
 	ContentSkips int
+	// Dirs holds the directories walked with their modification times
+	// (see [discover.Result.Dirs]).
+	Dirs []discover.Dir
 	// Gone lists, sorted, the indexed or skipped paths no longer found.
 	Gone []string
 	// GoneIndexed counts the paths of Gone that were indexed.
@@ -90,7 +93,7 @@ func newPlan(ctx context.Context, db *store.DB, root string, opts *discover.Opti
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...), stored: stored}
+	p := &Plan{Discovered: len(walk.Files), Skips: append([]discover.Skip(nil), walk.Skips...), Dirs: walk.Dirs, stored: stored}
 	seen := make(map[string]bool, len(walk.Files))
 	for _, f := range walk.Files {
 		seen[f.Path] = true
