@@ -31,6 +31,12 @@
 //     every edit made before the call; [Watcher.Flush] hands the pending
 //     set over at once and waits for it.
 //
+// Limits: inotify sees only changes made through the local kernel, so a
+// root on a network file system (NFS, SMB, some container volume drivers)
+// misses edits made elsewhere; symbolic links are reported, never followed;
+// each watched directory costs one of the user's fs.inotify.max_user_watches
+// and about 1 KiB of kernel memory.
+//
 // Goroutines: Run owns them all (the reader that drains fsnotify, the
 // handler call) and waits for them before it returns.
 package watch

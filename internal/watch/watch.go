@@ -58,12 +58,16 @@ type Options struct {
 	Ignore func(rel string, dir bool) bool
 	// Reconcile is the interval of the periodic full-scan fallback used in
 	// polling mode (default 2 s), measured from the end of one Full batch
-	// to the start of the next.
+	// to the start of the next. (After an overflow or a watch error in
+	// events mode the watches are repaired and one Full batch follows,
+	// debounced like any other; events are trusted again after it.)
 	Reconcile time.Duration
 	// BarrierDir is a private directory, outside the root (for example in
 	// the index cache), in which [Watcher.Sync] creates short-lived files;
-	// it is created if missing. "" means a fresh directory under
-	// [os.TempDir] that Run removes when it returns.
+	// it is created if missing and must be on a local file system, where
+	// inotify sees changes. "" means a fresh directory under [os.TempDir]
+	// that Run removes when it returns. Watchers may share one BarrierDir:
+	// each names its files with its process ID and a counter.
 	BarrierDir string
 	// MaxWatches caps the number of directories watched under the root
 	// (0: only the kernel's fs.inotify.max_user_watches applies). Reaching
