@@ -3,6 +3,7 @@
 // Benchmarks for watching a real tree. Run:
 //
 //	go test -run='^$' -bench=BenchmarkWatchGOROOT -benchtime=5x ./internal/watch
+//	go test -run='^$' -bench=BenchmarkSync ./internal/watch
 //
 // The tree is $CTX_BENCH_REPO, or else $(go env GOROOT)/src (about 1k
 // directories). Metrics: ns/op is the setup of one Watcher (the recursive
@@ -119,4 +120,25 @@ func cpu(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSync measures one Sync round trip (create a barrier file, read
+// its event back) on an idle watcher.
+func BenchmarkSync(b *testing.B) {
+	w, err := New(b.TempDir(), &Options{BarrierDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(b.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, func(context.Context, Batch) error { return nil }) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	for b.Loop() {
+		if err := w.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
