@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -49,6 +50,8 @@ type Deps struct {
 	cacheDir string
 	verbose  bool
 	force    bool
+	// watchDebounce is ctx watch's --debounce (0: the configured one).
+	watchDebounce time.Duration
 }
 
 // flagError marks a usage problem (exit 2, usage printed).
@@ -114,6 +117,7 @@ No services, no API keys, no downloads.`,
   ctx index --repo ~/src/project
   ctx status
   ctx setup claude          # let Claude Code call ctx's MCP tools (ctx mcp)
+  ctx watch                 # keep the index fresh while files change
   ctx def Server.Shutdown`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -124,7 +128,7 @@ No services, no API keys, no downloads.`,
 	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
 	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
-		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps))
+		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil))
 	return cmd
 }
 
@@ -143,6 +147,9 @@ func (d *Deps) config() (config.Config, error) {
 	}
 	if d.verbose {
 		cfg.LogLevel = "debug"
+	}
+	if d.watchDebounce > 0 {
+		cfg.WatchDebounce = d.watchDebounce
 	}
 	return cfg, nil
 }

@@ -17,6 +17,7 @@ type mcpOptions struct {
 	deps        *Deps
 	tools       string
 	noAutoIndex bool
+	noWatch     bool
 	// serve only
 	addr        string
 	token       string
@@ -38,8 +39,11 @@ list_files, index_status. --tools all adds index_codebase, get_indexing_status, 
 search_code, semantic_code_search, search_tests_for, search_config_for, search_callers_for,
 search_importers_for, change_history_for_path and expand_query.
 
-A repository without an index starts indexing in the background on the first call; calls
-answer from the last committed index while a run is in progress.
+The server watches the repository (as ctx watch does; --no-watch turns it off): a file saved
+is indexed within moments, a call made after a save waits up to 1 s (CTX_FRESH_WAIT) for it to
+be indexed, and an answer says fresh only when every edit made before it is in the index. A
+repository without an index is indexed at start; calls answer from the last committed index
+while a run is in progress.
 
 Each stdin line is one JSON-RPC 2.0 message of at most 4 MiB. A line that is not one gets a
 JSON-RPC error reply (-32700 parse error, or -32600 invalid request) and the server reads on.
@@ -109,6 +113,7 @@ larger than 4 MiB, gets a JSON-RPC error (-32700 or -32600).`,
 func addServerFlags(cmd *cobra.Command, opts *mcpOptions) {
 	cmd.Flags().StringVar(&opts.tools, "tools", "default", "tool set: default or all")
 	cmd.Flags().BoolVar(&opts.noAutoIndex, "no-auto-index", false, "do not start indexing an unindexed repository on the first call")
+	cmd.Flags().BoolVar(&opts.noWatch, "no-watch", false, "do not watch the repository: answers then check file times, and changes wait for ctx index")
 }
 
 // newServer builds the MCP server for the command's repository.
@@ -137,6 +142,9 @@ func runMCP(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer s.Close()
+	if !opts.noWatch {
+		s.Watch(ctx)
+	}
 	// A malformed line gets a JSON-RPC error reply and the server reads
 	// on; the end of stdin waits for the replies of the calls in flight.
 	return s.RunStdio(ctx, opts.deps.IO.In, opts.deps.IO.Out)
@@ -148,6 +156,9 @@ func runServe(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer s.Close()
+	if !opts.noWatch {
+		s.Watch(ctx)
+	}
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -31,6 +32,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"cmpjson": cmpJSON,
+			"sleep":   sleep,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CTX_CACHE_DIR", env.WorkDir+"/.cache")
@@ -71,6 +73,16 @@ func cmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	ts.Fatalf("stdout differs from %s:\n--- got\n%s--- want\n%s", args[1], got, want)
+}
+
+// sleep waits: "sleep 2s", for a background ctx watch to act.
+func sleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
 }
 
 func zeroTimings(v any) {

@@ -96,6 +96,14 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	case st.Incomplete:
 		fmt.Fprintf(w, "incomplete:    the last index run did not finish; files it had not reached answer from their earlier state (run `ctx index` to complete it)\n")
 	}
+	switch ws := st.Watch; {
+	case ws == nil:
+		fmt.Fprintf(w, "watching:      no (run `ctx watch`, or ctx mcp / ctx serve, to keep the index fresh as files change)\n")
+	case ws.Mode == "events":
+		fmt.Fprintf(w, "watching:      file events, pid %d since %s (%d runs, %d paths pending)\n", ws.PID, ws.Since.Local().Format(time.DateTime), ws.Batches, ws.Pending)
+	default:
+		fmt.Fprintf(w, "watching:      %s, pid %d: %s\n               fix: sudo sysctl fs.inotify.max_user_watches=524288, then restart it\n", ws.Mode, ws.PID, ws.Reason)
+	}
 	fmt.Fprintf(w, "since indexed: %d changed, %d added, %d deleted", st.Changed, st.Added, st.Deleted)
 	if st.Changed+st.Added+st.Deleted > 0 {
 		fmt.Fprint(w, " (run `ctx index` to refresh)")

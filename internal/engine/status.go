@@ -64,6 +64,10 @@ type Status struct {
 	// (files that are credentials as a whole are skips with reason
 	// "secret").
 	Redacted Redacted `json:"redacted"`
+	// Watch describes the watcher keeping this index fresh (ctx watch, or
+	// ctx mcp / ctx serve without --no-watch), in this process or another
+	// that still runs; absent when nothing watches the root.
+	Watch *WatchState `json:"watch,omitempty"`
 }
 
 // Redacted counts the secrets the index masked in file contents: chunks,
@@ -142,6 +146,7 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	if fi, err := os.Stat(e.dbPath + ".vec"); err == nil {
 		st.IndexBytes += fi.Size()
 	}
+	st.Watch = e.WatchState()
 	return st, nil
 }
 

@@ -92,8 +92,11 @@ func (sg *Segment) markdownTokens() int {
 // Freshness says how current the answer is.
 type Freshness struct {
 	IndexGeneration int64    `json:"index_generation" jsonschema:"generation of the index the answer came from; grows with every changing index run"`
-	Fresh           bool     `json:"fresh" jsonschema:"false when a returned file changed on disk since it was indexed"`
+	Fresh           bool     `json:"fresh" jsonschema:"true when the index held every edit made under the repository before this call (with the server's watcher); false when a returned file changed since it was indexed, files were added or removed since, or the index is being built"`
 	StaleFiles      []string `json:"stale_files,omitempty" jsonschema:"returned files that changed since indexing; run ctx index (or index_codebase) to refresh"`
+	// Stale says why the answer is not fresh when the returned files are
+	// not the reason (files added, removed or still being indexed).
+	Stale string `json:"stale,omitempty" jsonschema:"why the answer may miss recent changes (files added or removed since the index, or edits the watcher is still indexing) and what to do"`
 	// Refreshing is set when this call found changed files and started a
 	// background incremental index run (auto-index servers only).
 	Refreshing bool `json:"refreshing,omitempty" jsonschema:"a background index run started to pick up the changed files; later calls see it once it commits"`
@@ -294,13 +297,18 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	out.notes = resp.Stats.Notes()
 	out.MaxTokens = budget
 	out.Freshness = Freshness{IndexGeneration: resp.Stats.IndexGeneration, Fresh: resp.Stats.Fresh}
-	if !resp.Stats.Fresh && s.opts.AutoIndex {
+	switch {
+	case !resp.Stats.Fresh && s.watching(e.Root()):
+		// The watcher is already bringing the index up to date.
+		out.Freshness.Refreshing = true
+	case !resp.Stats.Fresh && s.opts.AutoIndex:
 		// Files the answer shows changed on disk: bring the index up to
 		// date in the background (incremental: only changed files are
 		// read), so the agent's next call sees its own edits.
 		s.startIndex(e, false)
 		out.Freshness.Refreshing = true
 	}
+	out.Freshness.Stale = resp.Stats.Stale
 	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
 		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded}
 
@@ -604,6 +612,9 @@ func renderTail(out *RetrievalOutput) string {
 			fix = "the index is being refreshed in the background"
 		}
 		fmt.Fprintf(&b, "> stale: %s changed since indexing (code shown is the current file's); %s.\n", strings.Join(out.Freshness.StaleFiles, ", "), fix)
+	}
+	if out.Freshness.Stale != "" {
+		fmt.Fprintf(&b, "> stale: %s.\n", out.Freshness.Stale)
 	}
 	if out.Truncated {
 		fmt.Fprintf(&b, "> truncated at %d tokens: %d more segments. Call again with the same arguments and cursor=%q.\n", out.MaxTokens, out.Remaining, out.Cursor)

@@ -80,6 +80,66 @@ type Server struct {
 	engines map[string]*engine.Engine // by repository root
 	jobs    map[string]*indexJob      // by repository root
 	closed  bool
+	// stopWatch ends the root's watcher and watchDone is closed when it
+	// has stopped (nil when the server does not watch).
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+}
+
+// Watch keeps the server root's index fresh while the server runs
+// ([engine.Engine.Watch]): a file an agent saves is searchable by its next
+// call, answers say fresh only when every edit made before them is
+// indexed, and a repository without an index is indexed at once. It
+// returns at once; [Server.Close] stops the watcher. A root ctx refuses
+// to index (the home directory, /) is not watched (logged).
+func (s *Server) Watch(ctx context.Context) {
+	e, err := s.engine(s.root)
+	if err != nil {
+		s.log.Warn("not watching", "root", s.root, "err", err)
+		return
+	}
+	cfg := e.Config()
+	if err := discover.CheckRoot(s.root, cfg.Home, cfg.Force); err != nil {
+		s.log.Warn("not watching", "root", s.root, "err", err)
+		return
+	}
+	if !s.opts.AutoIndex && !s.hasIndex(s.root) {
+		// The watcher's first run would build the index the server was
+		// told not to build on its own.
+		s.log.Info("not watching a repository without an index (--no-auto-index)", "root", s.root)
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	s.mu.Lock()
+	if s.closed || s.stopWatch != nil {
+		s.mu.Unlock()
+		cancel()
+		return
+	}
+	s.stopWatch, s.watchDone = cancel, done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		err := e.Watch(ctx, &engine.WatchOptions{OnRun: func(r engine.WatchRun) {
+			if r.Err != nil {
+				s.log.Warn("watcher's index run", "err", r.Err)
+				return
+			}
+			s.log.Info("watcher's index run", "run", r.String())
+		}})
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("the watcher stopped; answers check file times instead", "err", err)
+		}
+	}()
+}
+
+// watching reports whether this server's watcher keeps root's index
+// fresh.
+func (s *Server) watching(root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return root == s.root && s.stopWatch != nil
 }
 
 // New builds a server for opts.Root (which must be an existing
@@ -143,7 +203,8 @@ func (s *Server) Root() string { return s.root }
 // Tools returns the offered tools in registration order.
 func (s *Server) Tools() []*mcp.Tool { return slices.Clone(s.tools) }
 
-// Close stops background index runs and releases open indexes.
+// Close stops the watcher and background index runs and releases open
+// indexes.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -153,7 +214,12 @@ func (s *Server) Close() error {
 	}
 	engines := s.engines
 	s.engines = map[string]*engine.Engine{}
+	stop, done := s.stopWatch, s.watchDone
 	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
 	for _, j := range jobs {
 		j.cancel()
 		<-j.done

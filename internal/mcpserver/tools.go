@@ -629,6 +629,10 @@ func health(root string, st *engine.Status, job *IndexingStatus) []Health {
 	if st.Identity.Model != "none" && st.Vectors == 0 && st.Chunks > 0 {
 		out = append(out, Health{Problem: "no embeddings stored: only lexical search works", Fix: fmt.Sprintf("ctx index --rebuild --repo %s", root)})
 	}
+	if w := st.Watch; w != nil && w.Mode != "events" {
+		out = append(out, Health{Problem: "the watcher cannot use file events and compares the whole tree every few seconds instead: " + w.Reason,
+			Fix: "raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 (and fs.inotify.max_user_instances), then restart the server"})
+	}
 	if job != nil && job.Phase == "failed" {
 		out = append(out, Health{Problem: "the last background index run failed: " + job.Error, Fix: reindex})
 	}
@@ -652,6 +656,11 @@ func renderStatus(root string, out IndexStatusOutput) string {
 		}
 		if r := st.Redacted; r.Secrets > 0 {
 			fmt.Fprintf(&b, "secrets masked in file contents: %d in %d files (see status.redacted)\n", r.Secrets, r.Files)
+		}
+		if w := st.Watch; w != nil {
+			fmt.Fprintf(&b, "watching: %s (pid %d since %s), %d runs, %d paths pending\n", w.Mode, w.PID, w.Since.Format(time.RFC3339), w.Batches, w.Pending)
+		} else {
+			b.WriteString("watching: no (answers check file times; run ctx watch or serve without --no-watch to keep the index fresh)\n")
 		}
 	}
 	if j := out.Indexing; j != nil {
