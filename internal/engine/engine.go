@@ -44,9 +44,10 @@ type Engine struct {
 	emb    embed.Provider // nil: lexical-only
 
 	keepOpen bool
-	mu       sync.Mutex // guards h and watch
-	h        *handle    // kept database handle (keepOpen only)
-	watch    *watching  // the running watcher ([Engine.Watch]), or nil
+	mu       sync.Mutex  // guards h and watch
+	h        *handle     // kept database handle (keepOpen only)
+	watch    *watching   // the running watcher ([Engine.Watch]), or nil
+	cache    *queryCache // answers of repeated requests (keepOpen only)
 }
 
 // Options configures [Open]; nil means defaults.
@@ -110,7 +111,22 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 			}
 		}
 	}
+	if e.keepOpen {
+		// The identity (model) is part of each key; the configuration's
+		// other answer-changing settings are this fingerprint.
+		e.cache = newQueryCache(configFingerprint([]any{cfg.MaxQueryBytes, cfg.Embed.QueryTimeout, cfg.Exclude, cfg.IncludeSecrets, cfg.MaxFileBytes}))
+	}
 	return e, nil
+}
+
+// QueryCache reports the query cache's use, nil for an engine without
+// one (only [Options.KeepOpen] engines have one).
+func (e *Engine) QueryCache() *CacheStats {
+	if e.cache == nil {
+		return nil
+	}
+	st := e.cache.stats()
+	return &st
 }
 
 // Root returns the indexed root (absolute).

@@ -110,6 +110,10 @@ type FindStats struct {
 	// index (a watcher is still indexing them, or, without one, directory
 	// times changed), with the fix. Absent when fresh.
 	Stale string `json:"stale,omitempty"`
+	// Cached is set when a long-lived server answered from its query
+	// cache: the same request against the same index state (SearchMS is
+	// then the lookup's time).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Notes returns a line for each way the search differed from what was
@@ -206,6 +210,7 @@ var ErrEmptyIndex = errors.New("index is empty")
 // AutoIndex), [ErrStale] (identity mismatch), [ErrEmptyIndex], store
 // failures. No results is not an error.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	start := time.Now()
 	query, cut := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
 	// A watcher's word on freshness is taken before the view is read, so
@@ -239,6 +244,25 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	db, gen, total := v.db, v.gen, v.total
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
+	}
+	// A kept engine answers a repeated request from its cache while the
+	// index state is the same. Code read from disk (Full) is only reused
+	// when a watcher vouches that no file changed since.
+	var ckey string
+	if e.cache != nil && !v.head.running && (watched && watchFresh || !req.Full && !watched) {
+		creq := req
+		creq.Query = query
+		ckey = e.cache.key(creq, v.head, v.stored)
+		if r := e.cache.get(ckey, e.changed); r != nil {
+			if !watched {
+				if note := e.checkDirs(v.dirs).staleNote(); note != "" {
+					r.Stats.Fresh, r.Stats.Stale = false, note
+				}
+			}
+			r.Stats.Cached = true
+			r.Stats.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+			return r, nil
+		}
 	}
 	s := &search.Searcher{DB: db, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout}
 	if s.EmbedTimeout <= 0 {
@@ -323,6 +347,11 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 			}
 			resp.Results = append(resp.Results, h)
 		}
+	}
+	if ckey != "" && resp.Stats.Fresh && resp.Stats.Degraded == "" && resp.Stats.IndexState == "" {
+		kept := *resp
+		kept.Results = slices.Clone(resp.Results)
+		e.cache.put(ckey, &kept)
 	}
 	return resp, nil
 }

@@ -68,6 +68,9 @@ type Status struct {
 	// ctx mcp / ctx serve without --no-watch), in this process or another
 	// that still runs; absent when nothing watches the root.
 	Watch *WatchState `json:"watch,omitempty"`
+	// QueryCache counts a long-lived server's cached answers: hits and
+	// misses since it started (absent outside servers).
+	QueryCache *CacheStats `json:"query_cache,omitempty"`
 }
 
 // Redacted counts the secrets the index masked in file contents: chunks,
@@ -147,6 +150,7 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		st.IndexBytes += fi.Size()
 	}
 	st.Watch = e.WatchState()
+	st.QueryCache = e.QueryCache()
 	return st, nil
 }
 

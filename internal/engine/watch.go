@@ -78,6 +78,11 @@ type WatchState struct {
 type watching struct {
 	w     *watch.Watcher
 	since time.Time
+	// caughtUp is closed when the first batch (the whole tree compared
+	// with the index) has been indexed: until then the watcher cannot
+	// vouch for anything.
+	caughtUp chan struct{}
+	once     sync.Once
 }
 
 // Watch keeps the root's index fresh until ctx is done: it watches the
@@ -116,7 +121,7 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 		return fmt.Errorf("watching %s: %w", e.root, err)
 	}
 	defer os.RemoveAll(barrier)
-	ws := &watching{w: w, since: time.Now()}
+	ws := &watching{w: w, since: time.Now(), caughtUp: make(chan struct{})}
 	e.mu.Lock()
 	if e.watch != nil {
 		e.mu.Unlock()
@@ -177,6 +182,9 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 		rep, err := e.Index(ctx, io)
 		run := WatchRun{Paths: len(b.Paths), Full: b.Full, Events: b.Events, Report: rep, Err: err, Duration: time.Since(start)}
 		if err == nil {
+			if b.Full {
+				ws.once.Do(func() { close(ws.caughtUp) })
+			}
 			ig.learn(rep.Stats.Skips, io.Paths)
 			if io.Paths != nil {
 				mu.Lock()
@@ -292,6 +300,13 @@ func (e *Engine) watchFreshness(ctx context.Context) (fresh, ok bool, note strin
 	}
 	if ws.w.State().Mode != watch.ModeEvents {
 		return false, false, ""
+	}
+	wait, cancel := context.WithTimeout(ctx, e.cfg.FreshWait)
+	defer cancel()
+	select {
+	case <-ws.caughtUp:
+	case <-wait.Done():
+		return false, true, "the watcher is still comparing the tree with the index (it just started); results may miss recent changes"
 	}
 	if err := ws.w.Sync(ctx); err != nil {
 		return false, false, ""

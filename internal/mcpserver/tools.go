@@ -657,6 +657,9 @@ func renderStatus(root string, out IndexStatusOutput) string {
 		if r := st.Redacted; r.Secrets > 0 {
 			fmt.Fprintf(&b, "secrets masked in file contents: %d in %d files (see status.redacted)\n", r.Secrets, r.Files)
 		}
+		if c := st.QueryCache; c != nil {
+			fmt.Fprintf(&b, "query cache: %d hits, %d misses, %d of %d entries\n", c.Hits, c.Misses, c.Entries, c.Size)
+		}
 		if w := st.Watch; w != nil {
 			fmt.Fprintf(&b, "watching: %s (pid %d since %s), %d runs, %d paths pending\n", w.Mode, w.PID, w.Since.Format(time.RFC3339), w.Batches, w.Pending)
 		} else {
