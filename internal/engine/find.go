@@ -82,10 +82,12 @@ type FindStats struct {
 	// removed files are told by directory times, edits by the returned
 	// files' size and time.
 	Fresh bool `json:"fresh"`
-	// IndexState is "indexing" while an index run is writing the index and
-	// "interrupted" when its last run did not finish: the files that run
-	// had not reached answer from their earlier state until `ctx index`
-	// completes it. Absent when the last run finished.
+	// IndexState is "indexing" while an index run is writing the index,
+	// "partial" while the first index is being built (the answer comes
+	// from the files committed so far; see Progress), and "interrupted"
+	// when its last run did not finish: the files that run had not
+	// reached answer from their earlier state until `ctx index` completes
+	// it. Absent when the last run finished.
 	IndexState string `json:"index_state,omitempty"`
 	QueryKind  string `json:"query_kind"`
 	// DenseQuery is the text the dense channel embedded when it left out
@@ -110,6 +112,9 @@ type FindStats struct {
 	// index (a watcher is still indexing them, or, without one, directory
 	// times changed), with the fix. Absent when fresh.
 	Stale string `json:"stale,omitempty"`
+	// Progress is the first index run's progress while IndexState is
+	// "partial": the answer then comes from the files committed so far.
+	Progress *IndexProgress `json:"progress,omitempty"`
 	// Cached is set when a long-lived server answered from its query
 	// cache: the same request against the same index state (SearchMS is
 	// then the lookup's time).
@@ -217,11 +222,30 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	// the view is at least as new as the edits it vouches for.
 	watchFresh, watched, watchNote := e.watchFreshness(ctx)
 	v, release, err := e.acquire(ctx)
+	// partial is set while another run builds the first index: the
+	// answer comes at once from the files committed so far.
+	partial, partialChunks := false, 0
 	if err == nil && v.stored == "" {
-		// The first index run was interrupted before it recorded what it
-		// was built with: finish it rather than call it foreign.
-		release()
-		err = fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+		switch {
+		case indexRunning(e.dbPath):
+			n, perr := e.checkPartial(ctx, v)
+			if perr != nil {
+				release()
+				return nil, perr
+			}
+			partial, partialChunks = true, n
+		default:
+			// The first index run was interrupted before it recorded
+			// what it was built with: finish it rather than call it
+			// foreign.
+			release()
+			err = fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+		}
+	}
+	if errors.Is(err, ErrNotIndexed) && indexRunning(e.dbPath) {
+		// Another run is creating the index: waiting for it could take
+		// minutes.
+		return nil, fmt.Errorf("%w: the first index of %s is starting; ask again in a moment", ErrNotIndexed, e.root)
 	}
 	if errors.Is(err, ErrNotIndexed) && req.AutoIndex {
 		rep, ierr := e.Index(ctx, IndexOptions{Progress: req.Progress})
@@ -235,13 +259,18 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, err
 	}
 	defer release()
-	if err := e.storedDims(ctx, v.db); err != nil {
-		return nil, err
-	}
-	if v.stored != e.Identity().Hash {
-		return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
+	if !partial {
+		if err := e.storedDims(ctx, v.db); err != nil {
+			return nil, err
+		}
+		if v.stored != e.Identity().Hash {
+			return nil, fmt.Errorf("%w: %s was indexed by another ctx build or embedding model; run `ctx index` to rebuild it", ErrStale, e.root)
+		}
 	}
 	db, gen, total := v.db, v.gen, v.total
+	if partial {
+		total = partialChunks
+	}
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
@@ -249,7 +278,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	// index state is the same. Code read from disk (Full) is only reused
 	// when a watcher vouches that no file changed since.
 	var ckey string
-	if e.cache != nil && !v.head.running && (watched && watchFresh || !req.Full && !watched) {
+	if e.cache != nil && !partial && !v.head.running && (watched && watchFresh || !req.Full && !watched) {
 		creq := req
 		creq.Query = query
 		ckey = e.cache.key(creq, v.head, v.stored)
@@ -269,6 +298,10 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		s.EmbedTimeout = config.DefaultQueryTimeout
 	}
 	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	if partial && len(sreq.Channels) == 0 {
+		// The vectors of a first index are read once it completes.
+		sreq.Channels = search.LexicalChannels
+	}
 	dense := sreq.Uses("dense")
 	if dense && e.emb == nil && len(req.Channels) > 0 {
 		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
@@ -304,6 +337,10 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		if indexRunning(e.dbPath) {
 			resp.Stats.IndexState = "indexing"
 		}
+	}
+	if partial {
+		resp.Stats.IndexState, resp.Stats.Progress = "partial", v.progress()
+		resp.Stats.Stale = "the first index is being built (" + resp.Stats.Progress.String() + "): these results come from the files indexed so far, by the lexical channels alone"
 	}
 	switch {
 	case watched && !watchFresh:

@@ -50,6 +50,8 @@ type IndexReport struct {
 const (
 	metaRunState    = "run_state"
 	metaRunIdentity = "run_identity"
+	metaRunStarted  = "run_started"  // Unix nanoseconds
+	metaRunProgress = "run_progress" // "done/total" files, a first run's
 	runRunning      = "running"
 	runDone         = "done"
 )
@@ -190,14 +192,31 @@ func (e *Engine) replaceFile(ctx context.Context, live *store.DB, next string) e
 func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vectors bool, opts IndexOptions) (*IndexReport, error) {
 	id := e.Identity()
 	rep := &IndexReport{Rebuilt: rebuilt, Resumed: hd.running && !rebuilt}
-	if err := db.SetMeta(ctx, map[string]string{metaRunState: runRunning, metaRunIdentity: id.Hash}); err != nil {
+	started := time.Now()
+	if err := db.SetMeta(ctx, map[string]string{metaRunState: runRunning, metaRunIdentity: id.Hash,
+		metaRunStarted: strconv.FormatInt(started.UnixNano(), 10), metaRunProgress: ""}); err != nil {
 		return nil, err
+	}
+	// A first run publishes its progress for the queries it cannot answer
+	// yet (in other processes too): at most twice a second.
+	progress := opts.Progress
+	if hd.stored == "" {
+		var last time.Time
+		progress = func(done, total int) {
+			if now := time.Now(); now.Sub(last) >= 500*time.Millisecond || done == total {
+				last = now
+				_ = db.SetMeta(ctx, map[string]string{metaRunProgress: fmt.Sprintf("%d/%d", done, total)})
+			}
+			if opts.Progress != nil {
+				opts.Progress(done, total)
+			}
+		}
 	}
 	st, err := index.Run(ctx, db, e.root, &index.Options{
 		Discover:   walkOptions(e.cfg),
 		Embedder:   e.emb,
 		EmbedBatch: e.cfg.Embed.BatchSize,
-		Progress:   opts.Progress,
+		Progress:   progress,
 		Logger:     e.log,
 		Resume:     hd.running || rebuilt,
 		Paths:      opts.Paths,

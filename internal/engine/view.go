@@ -28,7 +28,12 @@ type view struct {
 	total  int    // chunks, for IDF
 	stored string // identity hash recorded by the last index run
 	dirs   string // the recorded directory times (metaDirs)
-	head   head   // what the view was read at
+	// What a run in progress published (first runs): its identity, start
+	// (Unix ns) and "done/total" files.
+	runIdentity string
+	runStarted  int64
+	runProgress string
+	head        head // what the view was read at
 
 	vecMu sync.Mutex
 	vecs  *search.Vectors
@@ -241,6 +246,8 @@ func readView(ctx context.Context, db *store.DB) (*view, error) {
 	v.gen, v.stored = v.head.gen, v.head.stored
 	v.total, _ = strconv.Atoi(kv[metaChunks])
 	v.dirs = kv[metaDirs]
+	v.runIdentity, v.runProgress = kv[metaRunIdentity], kv[metaRunProgress]
+	v.runStarted, _ = strconv.ParseInt(kv[metaRunStarted], 10, 64)
 	return v, nil
 }
 

@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/embed/embedtest"
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// TestFindDuringFirstIndex: while another run builds the first index, a
+// query answers at once: an error with the progress before any file is
+// committed, then results from the files committed so far, marked
+// partial with the progress.
+func TestFindDuringFirstIndex(t *testing.T) {
+	t.Parallel()
+	root := repo(t)
+	manyFiles(t, root, 600, "alpha")
+	cfg := testConfig(t)
+	builder := open(t, cfg, root, embedtest.New(32))
+	asker := open(t, cfg, root, embedtest.New(32))
+
+	paused, resume := make(chan int), make(chan struct{})
+	pauseAt := map[int]bool{5: true, 300: true} // before and after the first batch (256 files) commits
+	done := make(chan error, 1)
+	go func() {
+		_, err := builder.Index(t.Context(), engine.IndexOptions{Progress: func(n, total int) {
+			if pauseAt[n+1] {
+				// The progress is published at most twice a second: let
+				// the pause point's be.
+				time.Sleep(600 * time.Millisecond)
+			}
+			if pauseAt[n] {
+				paused <- n
+				<-resume
+			}
+		}})
+		done <- err
+	}()
+
+	<-paused
+	start := time.Now()
+	_, err := asker.Find(t.Context(), engine.FindRequest{Query: "alpha requests", Limit: 5})
+	if !errors.Is(err, engine.ErrNotIndexed) || !strings.Contains(err.Error(), "being built") {
+		t.Errorf("find before any file is committed: %v; want ErrNotIndexed saying the index is being built", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("find before any file is committed took %v; want an answer within 1 s", d)
+	}
+	resume <- struct{}{}
+
+	<-paused
+	start = time.Now()
+	resp, err := asker.Find(t.Context(), engine.FindRequest{Query: "Handler12 alpha requests", Limit: 5})
+	if err != nil {
+		t.Fatalf("find during the first index: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("find during the first index took %v; want an answer within 1 s", d)
+	}
+	st := resp.Stats
+	if st.IndexState != "partial" || st.Fresh || st.Progress == nil || st.Progress.FilesTotal < 600 || st.Progress.FilesDone < 256 || !strings.Contains(st.Stale, "being built") {
+		t.Errorf("partial answer stats = %+v (progress %+v); want partial, not fresh, with progress of 600 files", st, st.Progress)
+	}
+	if len(resp.Results) == 0 {
+		t.Error("partial answer has no results")
+	}
+	resume <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if resp := find(t, asker, engine.FindRequest{Query: "alpha requests", Limit: 5}); resp.Stats.IndexState != "" || !resp.Stats.Fresh {
+		t.Errorf("after the first index: state %q, fresh %v", resp.Stats.IndexState, resp.Stats.Fresh)
+	}
+}
