@@ -118,6 +118,8 @@ type RetrievalStats struct {
 	// Degraded says a channel could not run: the embedding provider
 	// failed or did not answer in time, so the lexical channels answered.
 	Degraded string `json:"degraded,omitempty" jsonschema:"set when the search ran without a channel, e.g. 'dense channel unavailable: <cause>': the embedding provider failed and the results come from the lexical channels"`
+	// Cached is set when the answer came from the server's query cache.
+	Cached bool `json:"cached,omitempty" jsonschema:"the same call against the same index state was answered before: this answer is that one, from the server's cache"`
 }
 
 // RetrievalOutput is the codebase_retrieval result.
@@ -286,6 +288,17 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
+	// The engine answered from its cache: the same request against the
+	// same index state gives the same page, kept from last time.
+	pkey := fmt.Sprintf("%s|%s|%d|%s|%v", key, in.Cursor, resp.Stats.IndexGeneration, in.OutputFormat, in.ReturnDebug)
+	if resp.Stats.Cached {
+		if p, ok := s.pages.Get(pkey); ok {
+			out = p.out
+			out.Stats.Cached = true
+			out.Stats.ServerMS = since(start)
+			return &mcp.CallToolResult{Content: p.content}, out, nil
+		}
+	}
 	if in.Cursor != "" && cur.Gen != resp.Stats.IndexGeneration {
 		return nil, out, fmt.Errorf("the index changed since this cursor was issued (generation %d, now %d), so its pages no longer line up; repeat the call without cursor", cur.Gen, resp.Stats.IndexGeneration)
 	}
@@ -309,7 +322,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		out.Freshness.Refreshing = true
 	}
 	out.Freshness.Stale = resp.Stats.Stale
-	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
+	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, Cached: resp.Stats.Cached, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
 		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded}
 
 	exclude := in.ExcludeGlobs
@@ -364,7 +377,16 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
 	})}
 	out.Stats.ServerMS = since(start)
+	if resp.Stats.Fresh && resp.Stats.Degraded == "" {
+		s.pages.Add(pkey, &cachedPage{out: out, content: res.Content})
+	}
 	return res, out, nil
+}
+
+// cachedPage is a codebase_retrieval answer kept for a repeated call.
+type cachedPage struct {
+	out     RetrievalOutput
+	content []mcp.Content
 }
 
 // fitPage renders the page in format and counts its tokens exactly. The

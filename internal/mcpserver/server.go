@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/config"
@@ -84,6 +85,9 @@ type Server struct {
 	// has stopped (nil when the server does not watch).
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	// pages keeps codebase_retrieval answers for calls the engine
+	// answers from its query cache.
+	pages *lru.Cache[string, *cachedPage]
 }
 
 // Watch keeps the server root's index fresh while the server runs
@@ -168,6 +172,7 @@ func New(opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	s := &Server{opts: opts, root: root, log: opts.Logger, engines: map[string]*engine.Engine{}, jobs: map[string]*indexJob{}}
+	s.pages, _ = lru.New[string, *cachedPage](engine.QueryCacheSize)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

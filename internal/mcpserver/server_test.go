@@ -655,3 +655,30 @@ func writeMeta(t *testing.T, dbPath, key, value string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRetrievalCached: a repeated call is answered from the server's cache
+// with the same page, and index_status counts the hit; a call with other
+// arguments is not.
+func TestRetrievalCached(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	args := map[string]any{"information_request": "sleep twice as long after each failed attempt"}
+	var first, second, other mcpserver.RetrievalOutput
+	t1 := mustCall(t, e.cs, "codebase_retrieval", args, &first)
+	t2 := mustCall(t, e.cs, "codebase_retrieval", args, &second)
+	if first.Stats.Cached || !second.Stats.Cached {
+		t.Fatalf("cached: first %v, second %v; want false, true", first.Stats.Cached, second.Stats.Cached)
+	}
+	if t1 != t2 || len(first.Segments) != len(second.Segments) || first.Segments[0].Code != second.Segments[0].Code {
+		t.Errorf("the cached answer differs from the first:\n%s\n---\n%s", t1, t2)
+	}
+	mustCall(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "sleep twice as long after each failed attempt", "mode": "quick"}, &other)
+	if other.Stats.Cached {
+		t.Error("a call in another mode was answered from the cache")
+	}
+	var st mcpserver.IndexStatusOutput
+	mustCall(t, e.cs, "index_status", map[string]any{}, &st)
+	if c := st.Status.QueryCache; c == nil || c.Hits != 1 || c.Misses != 2 {
+		t.Errorf("index_status query_cache = %+v; want 1 hit, 2 misses", c)
+	}
+}
