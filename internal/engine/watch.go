@@ -301,12 +301,22 @@ func (e *Engine) watchFreshness(ctx context.Context) (fresh, ok bool, note strin
 	if ws.w.State().Mode != watch.ModeEvents {
 		return false, false, ""
 	}
-	wait, cancel := context.WithTimeout(ctx, e.cfg.FreshWait)
-	defer cancel()
+	const catchingUp = "the watcher is still comparing the tree with the index (it just started); results may miss recent changes"
 	select {
 	case <-ws.caughtUp:
-	case <-wait.Done():
-		return false, true, "the watcher is still comparing the tree with the index (it just started); results may miss recent changes"
+	default:
+		if indexRunning(e.dbPath) {
+			// The comparison (or a first index) is running: waiting for
+			// it could take long, so the answer comes now, labelled.
+			return false, true, catchingUp
+		}
+		wait, cancel := context.WithTimeout(ctx, e.cfg.FreshWait)
+		defer cancel()
+		select {
+		case <-ws.caughtUp:
+		case <-wait.Done():
+			return false, true, catchingUp
+		}
 	}
 	if err := ws.w.Sync(ctx); err != nil {
 		return false, false, ""
