@@ -177,7 +177,7 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 		start := time.Now()
 		io := IndexOptions{}
 		if !b.Full {
-			io.Paths = b.Paths
+			io.Paths = ig.withLinks(b.Paths)
 		}
 		rep, err := e.Index(ctx, io)
 		run := WatchRun{Paths: len(b.Paths), Full: b.Full, Events: b.Events, Report: rep, Err: err, Duration: time.Since(start)}
@@ -347,6 +347,10 @@ type ignorer struct {
 	dirs  map[string]bool // skipped directories, root-relative
 	files map[string]bool // skipped files
 	cache string          // the cache directory, root-relative, or ""
+	// links maps the root-relative target of each indexed file link
+	// under the root to the links' paths: an event names the target, and
+	// the links must be indexed again too. Read-only after newIgnorer.
+	links map[string][]string
 }
 
 func (e *Engine) newIgnorer(ctx context.Context) (*ignorer, error) {
@@ -359,7 +363,39 @@ func (e *Engine) newIgnorer(ctx context.Context) (*ignorer, error) {
 		return nil, err
 	}
 	ig.learn(res.Skips, nil)
+	ig.links = map[string][]string{}
+	for _, f := range res.Files {
+		fi, err := os.Lstat(f.Abs)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := filepath.EvalSymlinks(f.Abs)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(e.root, target); err == nil && !strings.HasPrefix(rel, "..") {
+			t := filepath.ToSlash(rel)
+			ig.links[t] = append(ig.links[t], f.Path)
+		}
+	}
 	return ig, nil
+}
+
+// withLinks returns paths and the paths of the indexed links whose
+// targets are at or below one of them (as of the watcher's start).
+func (ig *ignorer) withLinks(paths []string) []string {
+	if len(ig.links) == 0 {
+		return paths
+	}
+	out := paths
+	for _, p := range paths {
+		for t, ls := range ig.links {
+			if t == p || strings.HasPrefix(t, p+"/") {
+				out = append(out, ls...)
+			}
+		}
+	}
+	return out
 }
 
 // learn records a walk's skips; with paths (a run of some paths), the

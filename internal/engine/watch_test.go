@@ -232,3 +232,23 @@ func TestFreshWithoutWatcher(t *testing.T) {
 		t.Error("after removing a directory: fresh=true")
 	}
 }
+
+// TestWatchLinkTargets: an edit to a file that an indexed link points to
+// re-indexes the link's path as well (the event names only the target).
+func TestWatchLinkTargets(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "pkg/real.go", "package pkg\n\n// Real is linked.\nfunc Real() {}\n")
+	if err := os.MkdirAll(filepath.Join(root, "Sources", "Lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "pkg", "real.go"), filepath.Join(root, "Sources", "Lib", "real.go")); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := watched(t, root, nil, nil)
+	writeFile(t, root, "pkg/real.go", "package pkg\n\n// Iotaquokka replaced Real.\nfunc Iotaquokka() {}\n")
+	resp := find(t, e, engine.FindRequest{Query: "Iotaquokka", Limit: 10})
+	if got := hitPaths(resp); !slices.Contains(got, "pkg/real.go") || !slices.Contains(got, "Sources/Lib/real.go") || !resp.Stats.Fresh {
+		t.Errorf("after editing a link's target: %v (fresh %v); want the target and the link, fresh", got, resp.Stats.Fresh)
+	}
+}
