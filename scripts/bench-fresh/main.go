@@ -67,7 +67,6 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -134,7 +133,7 @@ func main() {
 	flag.Parse()
 	o.serveArgs = flag.Args()
 	if o.corpus == "" {
-		o.corpus = filepath.Join(goroot(), "src")
+		o.corpus = filepath.Join(ctxproc.GoRoot(), "src")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &o)
@@ -172,7 +171,7 @@ func run(ctx context.Context, o *options) int {
 	}()
 	repo, cache := filepath.Join(tmp, "repo"), filepath.Join(tmp, "cache")
 	logf("copying %s to %s", o.corpus, repo)
-	nfiles, err := copyTree(ctx, o.corpus, repo)
+	nfiles, err := ctxproc.CopyTree(ctx, o.corpus, repo)
 	if err != nil {
 		logf("copying %s: %v", o.corpus, err)
 		return 1
@@ -1682,53 +1681,4 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// copyTree copies the regular files of a tree and returns their count.
-func copyTree(ctx context.Context, from, to string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		n++
-		return out.Close()
-	})
-	return n, err
-}
-
-func goroot() string {
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		if s := strings.TrimSpace(string(out)); s != "" {
-			return s
-		}
-	}
-	return runtime.GOROOT()
 }

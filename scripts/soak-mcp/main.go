@@ -26,7 +26,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log"
 	"math/rand/v2"
@@ -34,7 +33,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,7 +62,7 @@ func main() {
 		*seed = uint64(time.Now().UnixNano())
 	}
 	if *src == "" {
-		*src = filepath.Join(goroot(), "src", "net")
+		*src = filepath.Join(ctxproc.GoRoot(), "src", "net")
 	}
 
 	tmp, err := os.MkdirTemp("", "soak-mcp-")
@@ -77,7 +75,7 @@ func main() {
 		defer os.RemoveAll(tmp)
 	}
 	repo, cache := filepath.Join(tmp, "repo"), filepath.Join(tmp, "cache")
-	nfiles, err := copyTree(*src, repo)
+	nfiles, err := ctxproc.CopyTree(context.Background(), *src, repo)
 	if err != nil {
 		log.Fatalf("copying %s: %v", *src, err)
 	}
@@ -439,52 +437,6 @@ func listGoFiles(root string) []string {
 		return nil
 	})
 	return out
-}
-
-// copyTree copies the regular files of a tree and returns their count.
-func copyTree(from, to string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		n++
-		return out.Close()
-	})
-	return n, err
-}
-
-func goroot() string {
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		if s := strings.TrimSpace(string(out)); s != "" {
-			return s
-		}
-	}
-	return runtime.GOROOT()
 }
 
 // rss is a process's VmRSS in MB.

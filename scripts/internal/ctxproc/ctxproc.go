@@ -4,11 +4,17 @@
 package ctxproc
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -67,4 +73,55 @@ func MemKB(pid int) (map[string]int, error) {
 		}
 	}
 	return kb, nil
+}
+
+// CopyTree copies the regular files of a tree and returns their count;
+// it stops when ctx is done.
+func CopyTree(ctx context.Context, from, to string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(dst)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		n++
+		return out.Close()
+	})
+	return n, err
+}
+
+// GoRoot is `go env GOROOT`, else the GOROOT this program was built with.
+func GoRoot() string {
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	return runtime.GOROOT()
 }
