@@ -101,6 +101,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		fmt.Fprintf(w, "watching:      no (run `ctx watch`, or ctx mcp / ctx serve, to keep the index fresh as files change)\n")
 	case ws.Mode == "events":
 		fmt.Fprintf(w, "watching:      file events, pid %d since %s (%d runs, %d paths pending)\n", ws.PID, ws.Since.Local().Format(time.DateTime), ws.Batches, ws.Pending)
+		if ws.Reason != "" {
+			fmt.Fprintf(w, "               %s (the whole tree was compared again)\n", ws.Reason)
+		}
 	default:
 		fmt.Fprintf(w, "watching:      %s, pid %d: %s\n               fix: sudo sysctl fs.inotify.max_user_watches=524288, then restart it\n", ws.Mode, ws.PID, ws.Reason)
 	}

@@ -19,6 +19,7 @@ import (
 func TestPathRunsMatchRebuild(t *testing.T) {
 	t.Parallel()
 	root := goPackages(t, "strings", "bufio", "container/list", "container/ring")
+	writeFile(t, root, "go.mod", "module m\n")
 	cfg := testConfig(t)
 	cfg.Embed.Provider = "builtin"
 	e, err := engine.Open(cfg, root, &engine.Options{KeepOpen: true})
@@ -44,7 +45,7 @@ func TestPathRunsMatchRebuild(t *testing.T) {
 		{[]string{"bufio/scan.go"}, func() { remove(t, root, "bufio/scan.go") }},
 		{[]string{"container/ring"}, func() { remove(t, root, "container/ring") }},
 		{[]string{"queue"}, func() {
-			writeFile(t, root, "queue/queue.go", "package queue\n\n// Queue is a first-in first-out list of zebraquokka items.\ntype Queue struct{ items []int }\n\n// Push appends an item at the back of the queue.\nfunc (q *Queue) Push(v int) { q.items = append(q.items, v) }\n")
+			writeFile(t, root, "queue/queue.go", "package queue\n\nimport \"m/queue/deque\"\n\n// Queue is a first-in first-out list of zebraquokka items.\ntype Queue struct{ items []int; d deque.Deque }\n\n// Push appends an item at the back of the queue.\nfunc (q *Queue) Push(v int) { q.items = append(q.items, v) }\n")
 			writeFile(t, root, "queue/deque/deque.go", "package deque\n\n// Deque is a double-ended zebraquokka queue.\ntype Deque struct{}\n")
 		}},
 		{[]string{"container/list/list.go", "container/list/linked.go"}, func() {
@@ -52,11 +53,28 @@ func TestPathRunsMatchRebuild(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{[]string{"strings/never-existed.go", "strings"}, func() {}}, // nothing changed
+		{[]string{"strings/never-existed.go", "strings"}, func() {}},         // nothing changed
+		{[]string{"queue/deque"}, func() { remove(t, root, "queue/deque") }}, // queue's import no longer resolves
+		{[]string{"queue/deque/deque.go"}, func() { // and now does again
+			writeFile(t, root, "queue/deque/deque.go", "package deque\n\n// Deque is back.\ntype Deque struct{}\n")
+		}},
 	}
+	resolved := -1 // internal imports resolved after the previous step
 	for _, ed := range edits {
 		ed.do()
 		rep := index(t, e, engine.IndexOptions{Paths: ed.paths})
+		imp := status(t, e).Imports
+		switch ed.paths[0] {
+		case "queue/deque": // queue's import of the deleted package no longer resolves
+			if imp.Resolved != resolved-1 {
+				t.Errorf("after deleting queue/deque: %d internal imports resolved, want %d", imp.Resolved, resolved-1)
+			}
+		case "queue/deque/deque.go": // and resolves again once it is back
+			if imp.Resolved != resolved+1 {
+				t.Errorf("after adding queue/deque back: %d internal imports resolved, want %d", imp.Resolved, resolved+1)
+			}
+		}
+		resolved = imp.Resolved
 		if rep.Stats.Discovered > 40 {
 			t.Errorf("run of %v walked %d files; want only those paths'", ed.paths, rep.Stats.Discovered)
 		}
@@ -68,8 +86,8 @@ func TestPathRunsMatchRebuild(t *testing.T) {
 	fresh := open(t, freshCfg, root, nil)
 	index(t, fresh, engine.IndexOptions{})
 	// (Stored vectors are a cache by content and keep the old texts'.)
-	if got, want := status(t, e), status(t, fresh); got.Files != want.Files || got.Chunks != want.Chunks {
-		t.Errorf("after path runs: %d files, %d chunks; a fresh build has %d, %d", got.Files, got.Chunks, want.Files, want.Chunks)
+	if got, want := status(t, e), status(t, fresh); got.Files != want.Files || got.Chunks != want.Chunks || got.Imports != want.Imports {
+		t.Errorf("after path runs: %d files, %d chunks, imports %+v; a fresh build has %d, %d, %+v", got.Files, got.Chunks, got.Imports, want.Files, want.Chunks, want.Imports)
 	}
 	ignore := cmpopts.IgnoreFields(engine.FindStats{}, "SearchMS", "IndexGeneration")
 	for _, q := range []string{"GrowTwice", "grow the buffer twice", "scanner split lines", "ring buffer", "zebraquokka queue", "doubly linked list element", "Replacer"} {

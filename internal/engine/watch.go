@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,7 +173,7 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 			mu.Unlock()
 		}
 	}()
-	lastMode := ""
+	lastMode, lastOverflows := "", int64(0)
 	err = w.Run(ctx, func(ctx context.Context, b watch.Batch) error {
 		start := time.Now()
 		io := IndexOptions{}
@@ -192,8 +193,10 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 				mu.Unlock()
 			}
 		}
-		if st := w.State(); st.Mode != lastMode {
-			lastMode = st.Mode
+		// Other processes (ctx status) read the state from disk: kept
+		// current when the mode or the overflow count moves.
+		if st := w.State(); st.Mode != lastMode || st.Overflows != lastOverflows {
+			lastMode, lastOverflows = st.Mode, st.Overflows
 			e.recordWatch(ws)
 		}
 		if opts.OnRun != nil {
@@ -233,6 +236,11 @@ func (e *Engine) maintain(ctx context.Context) error {
 	if e.emb != nil {
 		e.writeVectorFile(ctx, db)
 	}
+	// The runs and the merge left a large heap behind; an idle server
+	// gives it back rather than hold it until the runtime's scavenger
+	// does (measured: 317 MB more than a server that did not index,
+	// after bench-fresh's 1,650 watched runs on the Go tree).
+	debug.FreeOSMemory()
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -105,10 +106,10 @@ type ImportStats struct {
 	Resolved int `json:"resolved"`
 }
 
-// resolveImports resolves every stored import, or only those of the files
-// at paths when it is not nil, against the stored files, the repository's
-// go.mod module paths and its Cargo.toml crate names (read from disk).
-func resolveImports(ctx context.Context, db *store.DB, root string, only []string) (ImportStats, error) {
+// resolveImports resolves every stored import, or only those scope names
+// when it is not nil, against the stored files, the repository's go.mod
+// module paths and its Cargo.toml crate names (read from disk).
+func resolveImports(ctx context.Context, db *store.DB, root string, scope *store.ImportScope) (ImportStats, error) {
 	files, err := db.ListFiles(ctx)
 	if err != nil {
 		return ImportStats{}, err
@@ -140,11 +141,29 @@ func resolveImports(ctx context.Context, db *store.DB, root string, only []strin
 	}
 	r := graph.NewResolver(paths, mods)
 	r.SetCrateNames(crates)
-	total, internal, resolved, err := db.ResolveImports(ctx, only, func(im store.ImportRow) store.Resolution {
+	total, internal, resolved, err := db.ResolveImports(ctx, scope, func(im store.ImportRow) store.Resolution {
 		res := r.Resolve(im.Path, im.Language, im.Spec)
 		return store.Resolution{Target: res.Target, Internal: res.Internal}
 	})
 	return ImportStats{Total: total, Internal: internal, Resolved: resolved}, err
+}
+
+// importScope is what a run of some paths must resolve again: the
+// imports of the files it wrote, every unresolved import when it added
+// files (one may be the target), and every import resolving to a file it
+// deleted or to that file's directory (a Go package). Nil (everything)
+// when a manifest the resolver reads (go.mod, Cargo.toml) is among them.
+func importScope(written, gone []string, added bool) *store.ImportScope {
+	sc := &store.ImportScope{Files: written, Unresolved: added}
+	for _, p := range append(slices.Clone(written), gone...) {
+		if b := path.Base(p); b == "go.mod" || b == "Cargo.toml" {
+			return nil
+		}
+	}
+	for _, p := range gone {
+		sc.Targets = append(sc.Targets, p, path.Dir(p))
+	}
+	return sc
 }
 
 // SkipCounts returns the number of skips per reason.
@@ -228,9 +247,9 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		touches  = map[string]int64{}
 		skips    []discover.Skip
 		embedded atomic.Int64
-		// changedPaths lists the files rewritten (the writer's, read
-		// after it is done).
-		changedPaths []string
+		// changedPaths lists the files rewritten or added, gonePaths the
+		// indexed files deleted (the writer's, read after it is done).
+		changedPaths, gonePaths []string
 	)
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -268,6 +287,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 				_, had := stored[r.skip.Path]
 				if had {
 					st.Deleted++
+					gonePaths = append(gonePaths, r.skip.Path)
 				}
 				if r.skip.Reason == discover.ReasonUnreadable {
 					// Transient: not recorded, so the next run tries again.
@@ -284,9 +304,9 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 				mu.Unlock()
 				st.Touched++
 			default:
+				changedPaths = append(changedPaths, r.update.File.Path)
 				if r.changed {
 					st.Changed++
-					changedPaths = append(changedPaths, r.update.File.Path)
 				} else {
 					st.Added++
 				}
@@ -355,14 +375,13 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		return nil, err
 	}
 	if st.Added+st.Changed+st.Deleted > 0 || opts.Resume {
-		// Any file added or removed can change what an import names.
-		// When a run of some paths only changed files, only their own
-		// imports can resolve differently.
-		var only []string
-		if opts.Paths != nil && st.Added+st.Deleted == 0 && !opts.Resume {
-			only = changedPaths
+		// Any file added or removed can change what an import names; a
+		// run of some paths resolves only what it can have changed.
+		var scope *store.ImportScope
+		if opts.Paths != nil && !opts.Resume {
+			scope = importScope(changedPaths, append(plan.Gone, gonePaths...), st.Added > 0)
 		}
-		imp, err := resolveImports(ctx, db, root, only)
+		imp, err := resolveImports(ctx, db, root, scope)
 		if err != nil {
 			return nil, err
 		}

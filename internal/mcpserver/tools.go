@@ -629,6 +629,10 @@ func health(root string, st *engine.Status, job *IndexingStatus) []Health {
 	if st.Identity.Model != "none" && st.Vectors == 0 && st.Chunks > 0 {
 		out = append(out, Health{Problem: "no embeddings stored: only lexical search works", Fix: fmt.Sprintf("ctx index --rebuild --repo %s", root)})
 	}
+	if w := st.Watch; w != nil && w.Mode == "events" && w.Overflows > 0 {
+		out = append(out, Health{Problem: fmt.Sprintf("the watcher lost file events %d times (%s); each time it compared the whole tree again", w.Overflows, w.Reason),
+			Fix: "nothing to do if rare; if frequent, raise fs.inotify.max_queued_events (sudo sysctl fs.inotify.max_queued_events=65536)"})
+	}
 	if w := st.Watch; w != nil && w.Mode != "events" {
 		out = append(out, Health{Problem: "the watcher cannot use file events and compares the whole tree every few seconds instead: " + w.Reason,
 			Fix: "raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 (and fs.inotify.max_user_instances), then restart the server"})

@@ -27,21 +27,33 @@ type Resolution struct {
 	Internal bool
 }
 
-// ResolveImports calls resolve for every stored import, or with paths
-// not nil only for the imports of the files at those paths (the files a
-// run changed, when none was added or removed, so no other import's
-// answer can differ), and stores the answers that changed, in one
-// transaction. It returns the number of imports in the whole index, of
-// internal ones and of internal ones that resolved.
-func (db *DB) ResolveImports(ctx context.Context, paths []string, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
+// ImportScope names the imports a run of a few files can have changed
+// the answer of (see [DB.ResolveImports]).
+type ImportScope struct {
+	// Files: the imports of these files (changed or added).
+	Files []string
+	// Unresolved adds every import that resolves nowhere now: an added
+	// file may be its target.
+	Unresolved bool
+	// Targets adds every import that resolves to one of these paths
+	// (deleted files and their directories).
+	Targets []string
+}
+
+// ResolveImports calls resolve for every stored import, or with scope
+// not nil only for the imports it names, and stores the answers that
+// changed, in one transaction. It returns the number of imports in the
+// whole index, of internal ones and of internal ones that resolved.
+func (db *DB) ResolveImports(ctx context.Context, scope *ImportScope, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
 	if db.w == nil {
 		return 0, 0, 0, ErrReadOnly
 	}
 	query, args := importCols, []any(nil)
-	if paths != nil {
-		b, _ := json.Marshal(paths)
-		query += ` WHERE f.path IN (SELECT value FROM json_each(?))`
-		args = []any{string(b)}
+	if scope != nil {
+		files, _ := json.Marshal(append([]string{}, scope.Files...))
+		targets, _ := json.Marshal(append([]string{}, scope.Targets...))
+		query += ` WHERE f.path IN (SELECT value FROM json_each(?1)) OR (?2 AND i.target = '') OR i.target IN (SELECT value FROM json_each(?3))`
+		args = []any{string(files), scope.Unresolved, string(targets)}
 	}
 	all, err := collect(ctx, db.w, "imports", query, args, scanImport)
 	if err != nil {
@@ -65,7 +77,7 @@ func (db *DB) ResolveImports(ctx context.Context, paths []string, resolve func(I
 			changes = append(changes, change{r.ID, res})
 		}
 	}
-	if paths != nil {
+	if scope != nil {
 		defer func() {
 			if err == nil {
 				total, internal, resolved, err = db.importCounts(ctx)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/store"
@@ -34,7 +35,7 @@ func TestImports(t *testing.T) {
 	}
 	// Resolving one file's imports stores only its answers and counts the
 	// whole index's.
-	total, internal, resolved, err := db.ResolveImports(ctx, []string{"c/c.go"}, resolve)
+	total, internal, resolved, err := db.ResolveImports(ctx, &store.ImportScope{Files: []string{"c/c.go"}}, resolve)
 	if err != nil || total != 3 || internal != 1 || resolved != 1 {
 		t.Fatalf("ResolveImports(c/c.go) = %d, %d, %d, %v; want 3, 1, 1", total, internal, resolved, err)
 	}
@@ -62,5 +63,53 @@ func TestImports(t *testing.T) {
 	}
 	if total, _, _, err := db.ResolveImports(ctx, nil, resolve); err != nil || total != 0 {
 		t.Errorf("imports left = %d, %v", total, err)
+	}
+}
+
+// TestResolveImportsScope: a scope resolves only the imports it names:
+// those of its files, the unresolved ones, and those resolving to its
+// targets.
+func TestResolveImportsScope(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openDB(t)
+	file := func(p string, imports ...store.Import) store.Update {
+		return store.Update{File: store.File{Path: p, Language: "go", Hash: make([]byte, 32)}, Imports: imports}
+	}
+	apply(t, db,
+		file("a.go", store.Import{Spec: "m/x", Line: 1}),
+		file("b.go", store.Import{Spec: "m/y", Line: 1}),
+		file("c.go", store.Import{Spec: "m/z", Line: 1}),
+		file("d.go", store.Import{Spec: "m/w", Line: 1}))
+	// x and y resolve, z and w do not.
+	first := func(im store.ImportRow) store.Resolution {
+		switch im.Spec {
+		case "m/x":
+			return store.Resolution{Target: "x", Internal: true}
+		case "m/y":
+			return store.Resolution{Target: "y", Internal: true}
+		}
+		return store.Resolution{Internal: true}
+	}
+	if _, _, resolved, err := db.ResolveImports(ctx, nil, first); err != nil || resolved != 2 {
+		t.Fatalf("ResolveImports = %d resolved, %v", resolved, err)
+	}
+	var asked []string
+	everything := func(im store.ImportRow) store.Resolution {
+		asked = append(asked, im.Path)
+		return store.Resolution{Target: "new", Internal: true}
+	}
+	// c.go's own imports, the unresolved ones (c.go, d.go) and those
+	// resolving to y (b.go); not a.go's.
+	_, _, resolved, err := db.ResolveImports(ctx, &store.ImportScope{Files: []string{"c.go"}, Unresolved: true, Targets: []string{"y"}}, everything)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(asked)
+	if !slices.Equal(asked, []string{"b.go", "c.go", "d.go"}) || resolved != 4 {
+		t.Errorf("scope asked for %v and counts %d resolved; want b.go, c.go, d.go and 4", asked, resolved)
+	}
+	if own, err := db.ImportsOf(ctx, "a.go"); err != nil || own[0].Target != "x" {
+		t.Errorf("a.go's import was re-resolved: %+v, %v", own, err)
 	}
 }
