@@ -94,6 +94,7 @@ type options struct {
 	soak         int
 	cached       int
 	idle         time.Duration
+	settle       time.Duration
 	timeout      time.Duration
 	burstTimeout time.Duration
 	poll         time.Duration
@@ -118,6 +119,7 @@ func main() {
 	flag.IntVar(&o.soak, "soak", 1000, "random edits of the soak, each followed by a query (0: skip)")
 	flag.IntVar(&o.cached, "cached", 200, "repetitions of the cached query (0: skip)")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "idle window for the servers' CPU and RSS (0: skip)")
+	flag.DurationVar(&o.settle, "settle", 20*time.Second, "time before the idle window, for the work a watcher defers until it is idle (the full BM25 merge and the vector file, 10 s after the last run); its CPU is reported apart")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "longest wait for one edit to be found (or the index to settle); a timeout is a failure")
 	flag.DurationVar(&o.burstTimeout, "burst-timeout", 30*time.Second, "longest wait for the checkout burst (and its restore) to be consistent")
 	flag.DurationVar(&o.poll, "poll", 5*time.Millisecond, "interval between the starts of two polling queries")
@@ -1041,6 +1043,28 @@ func (b *bench) runCached(ctx context.Context) *section {
 	return sec
 }
 
+// cpuOver waits d and returns each server's CPU use over it, in percent
+// of one core, and the window's length in seconds.
+func cpuOver(ctx context.Context, servers []*server, d time.Duration) ([]float64, float64) {
+	tick := clockTick()
+	t0 := time.Now()
+	before := make([]int64, len(servers))
+	for i, s := range servers {
+		before[i] = cpuTicks(s.pid())
+	}
+	sleepCtx(ctx, d)
+	wall := time.Since(t0).Seconds()
+	cpu := make([]float64, len(servers))
+	for i, s := range servers {
+		after := cpuTicks(s.pid())
+		cpu[i] = math.NaN()
+		if before[i] >= 0 && after >= 0 {
+			cpu[i] = float64(after-before[i]) / tick / wall * 100
+		}
+	}
+	return cpu, wall
+}
+
 // runIdle lets both servers idle and reads their CPU time and RSS.
 func (b *bench) runIdle(ctx context.Context, noWatch *server) *section {
 	sec := &section{Name: "idle cost"}
@@ -1051,22 +1075,14 @@ func (b *bench) runIdle(ctx context.Context, noWatch *server) *section {
 	if noWatch != nil {
 		servers = append(servers, noWatch)
 	}
-	tick := clockTick()
-	t0 := time.Now()
-	before := make([]int64, len(servers))
-	for i, s := range servers {
-		before[i] = cpuTicks(s.pid())
+	if b.o.settle > 0 {
+		cpu, wall := cpuOver(ctx, servers, b.o.settle)
+		sec.add("settling window (deferred maintenance)", wall, "s", "", "")
+		sec.add("watch server CPU while settling (informational)", cpu[0], "%", "", "")
 	}
-	sleepCtx(ctx, b.o.idle)
-	wall := time.Since(t0).Seconds()
-	cpu := make([]float64, len(servers))
+	cpu, wall := cpuOver(ctx, servers, b.o.idle)
 	mem := make([]memory, len(servers))
 	for i, s := range servers {
-		after := cpuTicks(s.pid())
-		cpu[i] = math.NaN()
-		if before[i] >= 0 && after >= 0 {
-			cpu[i] = float64(after-before[i]) / tick / wall * 100
-		}
 		mem[i] = readMem(s.pid())
 	}
 	sec.add("idle window", wall, "s", "", "")
