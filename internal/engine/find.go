@@ -282,7 +282,13 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		creq := req
 		creq.Query = query
 		ckey = e.cache.key(creq, v.head, v.stored)
-		if r := e.cache.get(ckey, e.changed); r != nil {
+		changed := e.changed
+		if watched {
+			// The watcher vouched that every edit is in this head, and
+			// the entry is of this head: its files are as they were.
+			changed = func(string, int64, int64) bool { return false }
+		}
+		if r := e.cache.get(ckey, changed); r != nil {
 			if !watched {
 				if note := e.checkDirs(v.dirs).staleNote(); note != "" {
 					r.Stats.Fresh, r.Stats.Stale = false, note

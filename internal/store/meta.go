@@ -64,7 +64,46 @@ func (db *DB) MetaKeys(ctx context.Context, keys ...string) (map[string]string, 
 	if len(keys) == 0 {
 		return map[string]string{}, nil
 	}
-	return db.metaQuery(ctx, `SELECT key, value FROM meta WHERE key IN `+placeholders(len(keys)), stringArgs(keys)...)
+	q := `SELECT key, value FROM meta WHERE key IN ` + placeholders(len(keys))
+	if st := db.headStatement(ctx, q); st != nil {
+		return metaRows(ctx, stmtQuerier{st}, "", stringArgs(keys)...)
+	}
+	return db.metaQuery(ctx, q, stringArgs(keys)...)
+}
+
+// headStatement returns q prepared on the read pool when it is the
+// statement prepared first (a kept server asks the same keys on every
+// query: parsing it each time cost more than the read), else nil.
+func (db *DB) headStatement(ctx context.Context, q string) *sql.Stmt {
+	if db.r == nil {
+		return nil
+	}
+	if db.head == nil {
+		return nil
+	}
+	h := db.head
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stmt == nil && h.query == "" {
+		st, err := db.r.PrepareContext(ctx, q)
+		h.query = q
+		if err != nil {
+			return nil
+		}
+		h.stmt = st
+	}
+	if h.query != q {
+		return nil
+	}
+	return h.stmt
+}
+
+// stmtQuerier runs a prepared statement as a querier (its query text is
+// ignored).
+type stmtQuerier struct{ st *sql.Stmt }
+
+func (s stmtQuerier) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
+	return s.st.QueryContext(ctx, args...)
 }
 
 func (db *DB) metaQuery(ctx context.Context, q string, args ...any) (map[string]string, error) {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -77,6 +78,16 @@ type DB struct {
 	path string
 	w    *sql.DB // single connection: the one writer
 	r    *sql.DB // read pool
+	// head is the prepared read of the keys a server checks on every
+	// query (see [DB.MetaKeys]); nil until first used.
+	head *headStmt
+}
+
+// headStmt is a statement prepared once on the read pool.
+type headStmt struct {
+	mu    sync.Mutex // guards query and stmt
+	query string
+	stmt  *sql.Stmt
 }
 
 // PathFor returns the database file for an indexed root inside cacheDir:
@@ -145,7 +156,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 			return nil, fmt.Errorf("creating index directory: %w", err)
 		}
 	}
-	db := &DB{path: path}
+	db := &DB{path: path, head: &headStmt{}}
 	var err error
 	if !opts.ReadOnly {
 		db.w, err = sql.Open("sqlite", dsn(path, true, false))
@@ -179,6 +190,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes every connection.
 func (db *DB) Close() error {
 	var errs []error
+	if h := db.head; h != nil && h.stmt != nil {
+		errs = append(errs, h.stmt.Close())
+	}
 	if db.w != nil {
 		errs = append(errs, db.w.Close())
 	}
