@@ -221,6 +221,9 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	// A watcher's word on freshness is taken before the view is read, so
 	// the view is at least as new as the edits it vouches for.
 	watchFresh, watched, watchNote := e.watchFreshness(ctx)
+	if !watched {
+		watchFresh, watched, watchNote = e.askWatcher(ctx)
+	}
 	v, release, err := e.acquire(ctx)
 	// partial is set while another run builds the first index: the
 	// answer comes at once from the files committed so far.

@@ -141,6 +141,16 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 	if opts.Ready != nil {
 		close(opts.Ready)
 	}
+	asks := make(chan error, 1)
+	askCtx, stopAsks := context.WithCancel(ctx)
+	go func() { asks <- e.serveAsks(askCtx) }()
+	defer func() {
+		stopAsks()
+		if err := <-asks; err != nil {
+			e.log.Warn("answering other processes' freshness requests", "err", err)
+		}
+		os.RemoveAll(e.askDir())
+	}()
 
 	var mu sync.Mutex // guards owed
 	owed := false     // a run of some paths left maintenance to do
@@ -173,7 +183,6 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 			mu.Unlock()
 		}
 	}()
-	lastMode, lastOverflows := "", int64(0)
 	err = w.Run(ctx, func(ctx context.Context, b watch.Batch) error {
 		start := time.Now()
 		io := IndexOptions{}
@@ -197,12 +206,9 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 				mu.Unlock()
 			}
 		}
-		// Other processes (ctx status) read the state from disk: kept
-		// current when the mode or the overflow count moves.
-		if st := w.State(); st.Mode != lastMode || st.Overflows != lastOverflows {
-			lastMode, lastOverflows = st.Mode, st.Overflows
-			e.recordWatch(ws)
-		}
+		// Other processes (ctx status, and ctx find asking for
+		// freshness) read the state from disk.
+		e.recordWatch(ws)
 		if opts.OnRun != nil {
 			opts.OnRun(run)
 		}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -250,5 +251,31 @@ func TestWatchLinkTargets(t *testing.T) {
 	resp := find(t, e, engine.FindRequest{Query: "Iotaquokka", Limit: 10})
 	if got := hitPaths(resp); !slices.Contains(got, "pkg/real.go") || !slices.Contains(got, "Sources/Lib/real.go") || !resp.Stats.Fresh {
 		t.Errorf("after editing a link's target: %v (fresh %v); want the target and the link, fresh", got, resp.Stats.Fresh)
+	}
+}
+
+// TestFreshAcrossProcesses: an engine without a watcher (ctx find while
+// ctx watch runs) asks the watching one, and so sees an edit made just
+// before it asked, in place, in a file it would not otherwise know
+// changed.
+func TestFreshAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "pkg/a.go", "package pkg\n\n// Alpha does the first thing.\nfunc Alpha() {}\n")
+	writeFile(t, root, "pkg/b.go", "package pkg\n\n// Beta does the second thing.\nfunc Beta() {}\n")
+	w, _ := watched(t, root, nil, nil)
+	cfg := w.Config()
+	cfg.FreshWait = 5 * time.Second
+	asker := open(t, cfg, root, nil)
+	for i := range 5 {
+		marker := fmt.Sprintf("Kappaquokka%d", i)
+		// An in-place append: no directory time changes.
+		f, err := os.OpenFile(filepath.Join(root, "pkg", "b.go"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "\n// %s is new.\nfunc %s() {}\n", marker, marker)
+		f.Close()
+		findsFresh(t, asker, marker, "pkg/b.go")
 	}
 }
