@@ -71,7 +71,8 @@ var ErrOtherIndex = errors.New("the vectors were read from another index")
 // Advance returns v brought to db's committed state: the rows of chunks
 // deleted since dropped, the chunks added since (ids above v's largest)
 // appended, and the content version read, all in one read transaction
-// ([store.DB.VectorsAfter]). v is not changed: queries may still use it.
+// ([store.DB.VectorsAfter]). v is not changed (queries may still use
+// it), and is itself the result when nothing it holds changed.
 // Chunk ids are only unique within one database, so v must have been
 // read from this one: [ErrOtherIndex] when its IndexID is not the
 // database's (a rebuild was swapped in; load them all again). On the Go standard library (106k rows) it costs a
@@ -96,6 +97,20 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB) (*Vectors, store.Ve
 	}
 	if v.IndexID == "" || ver.IndexID != v.IndexID {
 		return nil, ver, ErrOtherIndex
+	}
+	if len(added) == 0 {
+		kept := 0
+		for _, id := range v.ids {
+			if _, ok := slices.BinarySearch(live, id); ok {
+				kept++
+			}
+		}
+		if kept == len(v.ids) {
+			// Nothing this copy holds changed (a run that changed no
+			// file, or only chunks without vectors): keep it rather than
+			// copy 30 MB of rows on the Go tree.
+			return v, ver, nil
+		}
 	}
 	out := newVectors(ver.Content, v.dims, len(live))
 	out.IndexID = v.IndexID
