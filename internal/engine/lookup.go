@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -428,7 +430,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		}
 		if r.Path != srcPath {
 			srcPath, lines = r.Path, nil
-			if src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(r.Path))); err == nil {
+			if src, err := e.readIndexed(r.Path); err == nil {
 				e.maskFile(r.Path, src) // redact.go
 				lines = bytes.SplitAfter(src, []byte("\n"))
 			}
@@ -667,10 +669,9 @@ func MatchGlob(glob, p string) bool {
 // readRange returns the text of a stored byte range, or its line range
 // from the current file when the file changed since indexing.
 func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine int, stale bool) string {
-	p := filepath.Join(e.root, filepath.FromSlash(rel))
 	if !stale && 0 <= startByte && startByte < endByte {
 		// The file is as indexed: read just the range.
-		if f, err := os.Open(p); err == nil {
+		if f, err := e.openIndexed(rel); err == nil {
 			buf := make([]byte, endByte-startByte)
 			n, err := f.ReadAt(buf, int64(startByte))
 			if n == len(buf) || err == nil {
@@ -681,7 +682,7 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 			f.Close()
 		}
 	}
-	src, err := os.ReadFile(p)
+	src, err := e.readIndexed(rel)
 	if err != nil {
 		return ""
 	}
@@ -691,6 +692,28 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 		return ""
 	}
 	return strings.Join(lines[startLine-1:min(endLine, len(lines))], "")
+}
+
+// openIndexed opens an indexed file by its root-relative slash path for
+// reading code back, refusing (ErrOutsideRoot) a path that now leaves the
+// repository: a file link retargeted outside it since it was indexed, or
+// a directory on the way replaced by such a link.
+func (e *Engine) openIndexed(rel string) (*os.File, error) {
+	if _, err := discover.Confine(e.root, rel); err != nil {
+		e.log.Warn("not reading a file that now leaves the repository", "path", rel, "err", err)
+		return nil, err
+	}
+	return os.Open(filepath.Join(e.root, filepath.FromSlash(rel)))
+}
+
+// readIndexed is [Engine.openIndexed] reading the whole file.
+func (e *Engine) readIndexed(rel string) ([]byte, error) {
+	f, err := e.openIndexed(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // Code returns a hit's text, as [FindRequest.Full] would have attached
