@@ -31,6 +31,9 @@ const (
 	DefaultDebounce  = 300 * time.Millisecond
 	DefaultMaxDelay  = 2 * time.Second
 	DefaultReconcile = 2 * time.Second
+	// pollDuty bounds polling's cost: the wait before the next Full batch
+	// is at least this many times the last one's duration.
+	pollDuty = 10
 )
 
 // maxRetryDelay caps the back-off between retries of a batch whose handler
@@ -58,9 +61,11 @@ type Options struct {
 	Ignore func(rel string, dir bool) bool
 	// Reconcile is the interval of the periodic full-scan fallback used in
 	// polling mode (default 2 s), measured from the end of one Full batch
-	// to the start of the next. (After an overflow or a watch error in
-	// events mode the watches are repaired and one Full batch follows,
-	// debounced like any other; events are trusted again after it.)
+	// to the start of the next, and at least 10 times that batch's
+	// duration, so a big tree is not compared back to back. (After an
+	// overflow or a watch error in events mode the watches are repaired
+	// and one Full batch follows, debounced like any other; events are
+	// trusted again after it.)
 	Reconcile time.Duration
 	// BarrierDir is a private directory, outside the root (for example in
 	// the index cache), in which [Watcher.Sync] creates short-lived files;
@@ -351,7 +356,8 @@ func (w *Watcher) Run(ctx context.Context, handle func(ctx context.Context, b Ba
 	defer poll.Stop()
 
 	hdone := make(chan error, 1)
-	busy := false // a handler goroutine is running; loop-owned
+	busy := false          // a handler goroutine is running; loop-owned
+	var runStart time.Time // when it started
 	var items []item
 	for {
 		if !busy {
@@ -359,6 +365,7 @@ func (w *Watcher) Run(ctx context.Context, handle func(ctx context.Context, b Ba
 				busy = true
 				w.cur = b
 				w.log.Debug("watch batch", "paths", len(b.Paths), "full", b.Full, "events", b.Events)
+				runStart = time.Now()
 				go func() { hdone <- handle(ctx, b) }()
 			} else if wait > 0 {
 				debounce.Reset(wait)
@@ -385,7 +392,10 @@ func (w *Watcher) Run(ctx context.Context, handle func(ctx context.Context, b Ba
 			busy = false
 			w.finish(err, true)
 			if w.fsw == nil && !w.hasPending() {
-				poll.Reset(w.reconcile)
+				// A whole-tree comparison of a big tree can take seconds:
+				// the next one waits at least pollDuty times as long, so
+				// polling keeps to about a tenth of a core.
+				poll.Reset(max(w.reconcile, pollDuty*time.Since(runStart)))
 			}
 		}
 	}
