@@ -293,7 +293,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		if r := e.cache.get(ckey, changed); r != nil {
 			if !watched {
-				if note := e.checkDirs(v.dirs).staleNote(); note != "" {
+				if note := e.checkDirs(v.dirStamps()).staleNote(); note != "" {
 					r.Stats.Fresh, r.Stats.Stale = false, note
 				}
 			}
@@ -355,7 +355,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	case watched && !watchFresh:
 		resp.Stats.Fresh, resp.Stats.Stale = false, watchNote
 	case !watched:
-		if note := e.checkDirs(v.dirs).staleNote(); note != "" {
+		if note := e.checkDirs(v.dirStamps()).staleNote(); note != "" {
 			resp.Stats.Fresh, resp.Stats.Stale = false, note
 		}
 	}

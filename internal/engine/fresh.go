@@ -23,8 +23,7 @@ const metaDirs = "dir_mtimes"
 
 // maxFreshDirs bounds the directories one query stats to tell whether
 // files were added or removed (about 1 µs each; the Go tree has 1.2k): a
-// bigger tree has the ones nearest the root checked, and the answer says
-// the check was partial.
+// bigger tree has the ones nearest the root checked.
 const maxFreshDirs = 20000
 
 // dirTimes merges a run's walked directories into the recorded ones: a
@@ -34,12 +33,9 @@ func dirTimes(old string, paths []string, walked []discover.Dir) string {
 	m := map[string]int64{}
 	if paths != nil && old != "" {
 		_ = json.Unmarshal([]byte(old), &m)
-		for _, p := range paths {
-			p = path.Clean(p)
-			for k := range m {
-				if k == p || strings.HasPrefix(k, p+"/") {
-					delete(m, k)
-				}
+		for k := range m {
+			if atOrBelowAny(k, paths) {
+				delete(m, k)
 			}
 		}
 	}
@@ -50,55 +46,74 @@ func dirTimes(old string, paths []string, walked []discover.Dir) string {
 	return string(b)
 }
 
-// dirCheck is the outcome of comparing the recorded directory times with
-// the disk's.
-type dirCheck struct {
-	changed []string // directories whose time differs or that are gone, sorted
-	checked int
-	total   int
+// dirStamp is a recorded directory and its modification time (Unix ns).
+type dirStamp struct {
+	path  string
+	mtime int64
 }
 
-// checkDirs stats the recorded directories (at most maxFreshDirs, those
-// nearest the root first).
-func (e *Engine) checkDirs(recorded string) dirCheck {
+// parseDirs reads recorded directory times (metaDirs) into the list
+// checkDirs goes through: those nearest the root first, at most
+// maxFreshDirs.
+func parseDirs(recorded string) []dirStamp {
 	var m map[string]int64
 	if recorded == "" || json.Unmarshal([]byte(recorded), &m) != nil {
-		return dirCheck{}
+		return nil
 	}
-	dirs := make([]string, 0, len(m))
-	for d := range m {
-		dirs = append(dirs, d)
+	out := make([]dirStamp, 0, len(m))
+	for d, t := range m {
+		out = append(out, dirStamp{d, t})
 	}
-	sort.Slice(dirs, func(i, j int) bool {
-		di, dj := strings.Count(dirs[i], "/"), strings.Count(dirs[j], "/")
+	sort.Slice(out, func(i, j int) bool {
+		di, dj := strings.Count(out[i].path, "/"), strings.Count(out[j].path, "/")
 		if di != dj {
 			return di < dj
 		}
-		return dirs[i] < dirs[j]
+		return out[i].path < out[j].path
 	})
-	c := dirCheck{total: len(dirs)}
-	for _, d := range dirs[:min(len(dirs), maxFreshDirs)] {
-		c.checked++
-		fi, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(d)))
-		if err != nil || fi.ModTime().UnixNano() != m[d] {
-			c.changed = append(c.changed, d)
+	return out[:min(len(out), maxFreshDirs)]
+}
+
+// dirCheck lists the recorded directories whose time differs on disk or
+// that are gone, sorted.
+type dirCheck []string
+
+// checkDirs stats the directories of a parsed record.
+func (e *Engine) checkDirs(dirs []dirStamp) dirCheck {
+	var changed dirCheck
+	for _, d := range dirs {
+		fi, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(d.path)))
+		if err != nil || fi.ModTime().UnixNano() != d.mtime {
+			changed = append(changed, d.path)
 		}
 	}
-	sort.Strings(c.changed)
-	return c
+	sort.Strings(changed)
+	return changed
+}
+
+// atOrBelowAny reports whether the slash path p is one of paths or lies
+// below one ("." holds everything).
+func atOrBelowAny(p string, paths []string) bool {
+	for _, q := range paths {
+		q = path.Clean(q)
+		if q == "." || p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // staleNote says what a dirCheck found, naming the fix; "" when nothing
 // changed.
 func (c dirCheck) staleNote() string {
-	if len(c.changed) == 0 {
+	if len(c) == 0 {
 		return ""
 	}
-	first := c.changed[0]
+	first := c[0]
 	if first == "." {
 		first = "the root"
 	}
-	return fmt.Sprintf("files were added, removed or renamed since the index in %d directories (%s first); results may miss them: run `ctx index`, or keep `ctx watch` running", len(c.changed), first)
+	return fmt.Sprintf("files were added, removed or renamed since the index in %d directories (%s first); results may miss them: run `ctx index`, or keep `ctx watch` running", len(c), first)
 }
 
 // recordedDirs reads the recorded directory times of db.

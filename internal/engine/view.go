@@ -27,7 +27,10 @@ type view struct {
 	gen    int64
 	total  int    // chunks, for IDF
 	stored string // identity hash recorded by the last index run
-	dirs   string // the recorded directory times (metaDirs)
+	dirs   string // the recorded directory times (metaDirs), as stored
+	// dirList is dirs parsed, once per view (see [view.dirStamps]).
+	dirOnce sync.Once
+	dirList []dirStamp
 	// What a run in progress published (first runs): its identity, start
 	// (Unix ns) and "done/total" files.
 	runIdentity string
@@ -249,6 +252,13 @@ func readView(ctx context.Context, db *store.DB) (*view, error) {
 	v.runIdentity, v.runProgress = kv[metaRunIdentity], kv[metaRunProgress]
 	v.runStarted, _ = strconv.ParseInt(kv[metaRunStarted], 10, 64)
 	return v, nil
+}
+
+// dirStamps returns the view's recorded directory times, parsed on first
+// use: a kept view answers many queries.
+func (v *view) dirStamps() []dirStamp {
+	v.dirOnce.Do(func() { v.dirList = parseDirs(v.dirs) })
+	return v.dirList
 }
 
 // viewVectors returns the view's dense vectors, loaded on first use (see

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,7 +113,7 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 	}
 	barrier := filepath.Join(dirOf(e.dbPath), fmt.Sprintf(".watch-%d", os.Getpid()))
 	w, err := watch.New(e.root, &watch.Options{
-		Debounce:   cmpDuration(e.cfg.WatchDebounce, config.DefaultWatchDebounce),
+		Debounce:   cmp.Or(e.cfg.WatchDebounce, config.DefaultWatchDebounce),
 		Ignore:     ig.ignored,
 		BarrierDir: barrier,
 		MaxWatches: opts.MaxWatches,
@@ -217,13 +218,6 @@ func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 	cancel()
 	<-done
 	return err
-}
-
-func cmpDuration(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // maintain does what runs of a few paths put off: the full BM25 merge
@@ -410,11 +404,9 @@ func (ig *ignorer) withLinks(paths []string) []string {
 		return paths
 	}
 	out := paths
-	for _, p := range paths {
-		for t, ls := range ig.links {
-			if t == p || strings.HasPrefix(t, p+"/") {
-				out = append(out, ls...)
-			}
+	for t, ls := range ig.links {
+		if atOrBelowAny(t, paths) {
+			out = append(out, ls...)
 		}
 	}
 	return out
@@ -425,11 +417,10 @@ func (ig *ignorer) withLinks(paths []string) []string {
 func (ig *ignorer) learn(skips []discover.Skip, paths []string) {
 	ig.mu.Lock()
 	defer ig.mu.Unlock()
-	for _, p := range paths {
-		p = path.Clean(p)
+	if paths != nil {
 		for _, m := range []map[string]bool{ig.dirs, ig.files} {
 			for k := range m {
-				if k == p || strings.HasPrefix(k, p+"/") {
+				if atOrBelowAny(k, paths) {
 					delete(m, k)
 				}
 			}

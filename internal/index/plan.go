@@ -46,18 +46,10 @@ func NewPlan(ctx context.Context, db *store.DB, root string, opts *discover.Opti
 	return newPlan(ctx, db, root, opts, nil)
 }
 
-// NewPathPlan is [NewPlan] for some slash paths below root (files or
-// directories, as a watcher names them; see [discover.WalkPaths]): only
-// they are walked, and only indexed or skipped paths at or below them can
-// be Gone. Discovered, Unchanged and Skips then describe those paths alone.
-func NewPathPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options, paths []string) (*Plan, error) {
-	if paths == nil {
-		paths = []string{}
-	}
-	return newPlan(ctx, db, root, opts, paths)
-}
-
-// newPlan walks root, or only paths when they are not nil.
+// newPlan walks root, or only paths when they are not nil (a run of
+// some paths, [Options].Paths): only indexed or skipped paths at or below
+// them can then be Gone, and Discovered, Unchanged and Skips describe
+// those paths alone.
 func newPlan(ctx context.Context, db *store.DB, root string, opts *discover.Options, paths []string) (*Plan, error) {
 	var walk *discover.Result
 	var err error
