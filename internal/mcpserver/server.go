@@ -374,6 +374,10 @@ func inScope(scope, p string) bool {
 // index run (when AutoIndex is on), and the message says so.
 func (s *Server) explain(e *engine.Engine, err error) error {
 	switch {
+	case errors.Is(err, engine.ErrNotIndexed) && s.watching(e.Root()):
+		// The watcher's first run is building the index: a second run
+		// would only wait for it.
+		return fmt.Errorf("%v; this server's watcher is building the index now: retry in a moment (index_status shows how far it is)", err)
 	case errors.Is(err, engine.ErrNotIndexed):
 		if s.opts.AutoIndex {
 			j := s.startIndex(e, false)
