@@ -151,7 +151,9 @@ func newChunkCmd(deps *Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chunk FILE:LINE",
 		Short: "Print the indexed chunk (function, class, block) that holds a line",
-		Long: `Print the indexed chunk (function, class, block) that holds line LINE of FILE.
+		Long: `Print the indexed chunk (function, class, block) that holds line LINE of FILE. A definition
+the index holds in several chunks (a long function, a class around its members) is printed
+whole up to 400 lines; a longer one prints the part holding LINE and says which part it is.
 
 A file name that is not valid UTF-8 appears in JSON output with U+FFFD in "path" and its raw
 bytes, base64-encoded, in "path_bytes"; pass that value as FILE with --path-bytes.`,
@@ -185,7 +187,14 @@ bytes, base64-encoded, in "path_bytes"; pass that value as FILE with --path-byte
 			if asJSON {
 				return writeJSON(deps.IO.Out, h)
 			}
-			fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
+			switch {
+			case h.Part > 0:
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s  (part %d of %d of the definition at L%d-L%d)\n", h.Path, h.StartLine, h.EndLine, h.Summary, h.Part, h.Parts, h.DefStartLine, h.DefEndLine)
+			case h.Parts > 0:
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s  (whole definition: %d indexed parts)\n", h.Path, h.StartLine, h.EndLine, h.Summary, h.Parts)
+			default:
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
+			}
 			printCode(deps.IO.Out, h.Code, h.StartLine)
 			return nil
 		},
@@ -221,8 +230,10 @@ func newCalleesCmd(deps *Deps) *cobra.Command {
 		Use:   "callees SYMBOL",
 		Short: "List the functions a definition calls, linked to their definitions",
 		Long: `List the calls inside SYMBOL's best definition (near --hint), each with the definition it
-links to through the import graph and a confidence; calls of names the repository does not
-define (standard library, dependencies) have no definition.`,
+links to and a confidence. A call is linked only through scope: for Go, the receiver's and
+fields' declared types, the package and its imports (go/ast, no type checker); elsewhere the
+caller's class, file and imports. Anything else is listed as external (outside the
+repository), dynamic (a function value) or unresolved with the reason, never guessed.`,
 		Example: `  ctx callees handleOrders`,
 		Args:    exactArgs(1, "callees needs one SYMBOL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -235,13 +246,18 @@ define (standard library, dependencies) have no definition.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(deps.IO.Out, map[string]any{"definition": def, "callees": nonNil(calls)})
+				return writeJSON(deps.IO.Out, map[string]any{"definition": def, "callees": nonNil(calls), "method": engine.CalleesMethod})
 			}
 			fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s calls:\n", def.Path, def.StartLine, def.EndLine, def.Kind, def.Symbol)
 			for _, c := range calls {
-				to := "(not defined in the repository)"
-				if c.Definition != "" {
-					to = fmt.Sprintf("-> %s (%.2f)", c.Definition, c.Confidence)
+				var to string
+				switch {
+				case c.Target != nil:
+					to = fmt.Sprintf("-> %s %s (%.2f)", c.Definition, c.Target.Symbol, c.Confidence)
+				case c.Reason != "":
+					to = fmt.Sprintf("(%s: %s)", c.Resolution, c.Reason)
+				default:
+					to = "(" + c.Resolution + ")"
 				}
 				fmt.Fprintf(deps.IO.Out, "  L%-5d %s %s\n", c.Line, c.Name, to)
 			}

@@ -59,6 +59,14 @@ type Hit struct {
 	// Context is set on a piece added around the results rather than
 	// found by the search (see [Engine.Expand]): why it was added.
 	Context string `json:"context,omitempty"`
+	// Parts is set by [Engine.ChunkAt] on a definition the index holds as
+	// several chunks: how many; Part is then 0 when the answer is the whole
+	// definition, else which of them (1-based) it is, and DefStartLine and
+	// DefEndLine the whole definition's lines.
+	Parts        int `json:"parts,omitempty"`
+	Part         int `json:"part,omitempty"`
+	DefStartLine int `json:"definition_start_line,omitempty"`
+	DefEndLine   int `json:"definition_end_line,omitempty"`
 
 	// StartByte and EndByte are the indexed byte range (0-based, end
 	// exclusive), for [Engine.Code] and [Engine.CodeSpan].

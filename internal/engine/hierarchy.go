@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/graph"
 
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -20,8 +24,16 @@ type TypeLink struct {
 	// PathBytes is set only when Path is not valid UTF-8: the base64 of
 	// its raw bytes (see [PathBytes]).
 	PathBytes string `json:"path_bytes,omitempty"`
-	Line      int    `json:"line"` // 1-based, its first line
+	Line      int    `json:"line"`               // 1-based, its first line
+	EndLine   int    `json:"end_line,omitempty"` // 1-based, its last line
 	Language  string `json:"language"`
+	// BasePath and BaseLine locate Base's definition when it resolves
+	// through scope (the file, its package or directory, its imports);
+	// empty when Base is outside the repository or not resolved.
+	BasePath string `json:"base_path,omitempty"`
+	BaseLine int    `json:"base_line,omitempty"`
+
+	qual string // Base's qualifier as written ("io" in io.Reader)
 }
 
 // Hierarchy is a type's place in the type hierarchy.
@@ -32,11 +44,16 @@ type Hierarchy struct {
 	// it (and Rust impls of a trait of that name).
 	Supertypes []TypeLink `json:"supertypes"`
 	Subtypes   []TypeLink `json:"subtypes"`
-	Method     string     `json:"method"`
+	// Definition is the type the lookup resolved to (see
+	// [Engine.Definitions]), with its Resolution and Confidence; Others
+	// are the other types it fits, when it is ambiguous.
+	Definition *Definition `json:"definition,omitempty"`
+	Others     []Location  `json:"others,omitempty"`
+	Method     string      `json:"method"`
 }
 
 // HierarchyMethod says how [Engine.Hierarchy] answers.
-const HierarchyMethod = "declared relations: base lists in class, interface, struct and impl headers, and Go embedded fields; Go's implicit interface satisfaction is not computed"
+const HierarchyMethod = "declared relations: base lists in class, interface, struct and impl headers, and Go embedded fields, each resolved through the declaring file's package, directory and imports; Go's implicit interface satisfaction is not computed"
 
 var (
 	// extendsRe and implementsRe read Java, Kotlin, Scala, TypeScript,
@@ -64,7 +81,7 @@ func bases(lang, kind, header, code string) []TypeLink {
 	var out []TypeLink
 	add := func(rel, list string) {
 		for _, b := range splitBases(list) {
-			out = append(out, TypeLink{Base: b, Relation: rel})
+			out = append(out, typeLink(b, rel))
 		}
 	}
 	switch lang {
@@ -84,7 +101,9 @@ func bases(lang, kind, header, code string) []TypeLink {
 		}
 	case "rust":
 		if m := rustImplRe.FindStringSubmatch(header); m != nil {
-			out = append(out, TypeLink{Type: lastPart(m[2]), Base: lastPart(m[1]), Relation: "impl"})
+			l := typeLink(m[1], "impl")
+			l.Type = lastPart(m[2])
+			out = append(out, l)
 		}
 	case "go":
 		if kind != "struct" && kind != "interface" && kind != "type" {
@@ -95,7 +114,7 @@ func bases(lang, kind, header, code string) []TypeLink {
 		for i, l := range lines {
 			if depth == 1 && i > 0 {
 				if m := goEmbedRe.FindStringSubmatch(l); m != nil && m[1] != "}" {
-					out = append(out, TypeLink{Base: lastPart(m[1]), Relation: "embeds"})
+					out = append(out, typeLink(m[1], "embeds"))
 				}
 			}
 			depth += strings.Count(l, "{") - strings.Count(l, "}")
@@ -132,7 +151,7 @@ func splitBases(list string) []string {
 		if i := strings.IndexAny(s, "<("); i >= 0 {
 			s = s[:i]
 		}
-		s = lastPart(strings.TrimSpace(s))
+		s = strings.TrimSpace(s)
 		if s != "" && s != "object" {
 			out = append(out, s)
 		}
@@ -154,6 +173,14 @@ func splitBases(list string) []string {
 	return out
 }
 
+// typeLink is a link to the base written as name ("io.Reader",
+// "Base", "serde::Serialize"): its last part, and the qualifier.
+func typeLink(name, rel string) TypeLink {
+	base := lastPart(name)
+	qual := strings.TrimRight(strings.TrimSuffix(name, base), ".:")
+	return TypeLink{Base: base, Relation: rel, qual: qual}
+}
+
 // lastPart is the last segment of a dotted or ::-qualified name.
 func lastPart(s string) string {
 	if i := strings.LastIndexAny(s, ".:"); i >= 0 {
@@ -164,13 +191,18 @@ func lastPart(s string) string {
 
 // Hierarchy returns what a type extends, implements or embeds, and what
 // extends, implements or embeds it, read from the definitions' headers
-// (and Go struct bodies) in the index. Errors: those of a query and a
-// symbol without a name.
+// (and Go struct and interface bodies) in the index. The lookup is
+// resolved as [Engine.Definitions] resolves it, to one type (the others
+// it fits are listed in Others); a subtype is listed only when the base
+// it names resolves to that type through its own file's scope (see
+// [Engine.baseIs]). Errors: those of a query and a symbol without a
+// name.
 func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hierarchy, error) {
-	name, _ := splitSymbol(symbol)
-	if name == "" {
+	lk := graph.ParseLookup(symbol)
+	if lk.Name == "" {
 		return nil, fmt.Errorf("symbol %q has no identifier in it", symbol)
 	}
+	name := lk.Name
 	if limit <= 0 {
 		limit = 50
 	}
@@ -180,39 +212,75 @@ func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hier
 	}
 	defer release()
 	out := &Hierarchy{Symbol: symbol, Supertypes: []TypeLink{}, Subtypes: []TypeLink{}, Method: HierarchyMethod}
-	own, err := v.db.ChunksByName(ctx, []string{name}, 50)
+	all, err := e.resolveDefinitions(ctx, v.db, lk, "")
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range own {
-		if r.Name != name || !typeKinds[r.Kind] || r.Part > 1 {
+	var cands []defCandidate
+	for _, c := range all {
+		if typeKinds[c.row.Kind] && c.row.Kind != "impl" {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return out, nil
+	}
+	own := cands[0]
+	d := e.definition(own, false)
+	out.Definition = &d
+	for _, c := range cands[1:] {
+		if c.resolution == "ambiguous" || c.resolution == "overload" {
+			r := c.row
+			out.Others = append(out.Others, Location{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Symbol: r.Symbol, Kind: r.Kind})
+		}
+	}
+	sc := &baseScope{e: e, ctx: ctx, db: v.db, imports: map[string][]store.ImportRow{}}
+	spans := newSpanCache(ctx, v.db)
+	for _, b := range bases(own.row.Language, own.row.Kind, own.row.Summary, e.chunkCode(own.row)) {
+		if b.Relation == "impl" {
 			continue
 		}
-		for _, b := range bases(r.Language, r.Kind, r.Summary, e.chunkCode(r)) {
-			if b.Relation == "impl" {
-				continue
-			}
-			b.Type, b.Path, b.Line, b.Language = name, r.Path, r.StartLine, r.Language
-			out.Supertypes = append(out.Supertypes, b)
+		b.Type, b.Path, b.Line, b.EndLine, b.Language = name, own.row.Path, own.row.StartLine, own.row.EndLine, own.row.Language
+		if r, ok := sc.resolve(own.row, b); ok {
+			b.BasePath, b.BaseLine = r.Path, r.StartLine
 		}
+		out.Supertypes = append(out.Supertypes, b)
 	}
-	cands, err := v.db.TypesMentioning(ctx, name, 2000)
+	cands2, err := v.db.TypesMentioning(ctx, name, 2000)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range cands {
+	seen := map[string]bool{}
+	for _, r := range cands2 {
+		if r.Part > 0 {
+			r, _ = spans.whole(r)
+		}
+		key := r.Path + ":" + strconv.Itoa(r.StartLine)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		for _, b := range bases(r.Language, r.Kind, r.Summary, e.chunkCode(r)) {
-			switch {
-			case b.Relation == "impl" && b.Base == name:
-				b.Path, b.Line, b.Language = r.Path, r.StartLine, r.Language
-				out.Subtypes = append(out.Subtypes, b)
-			case b.Relation == "impl" && b.Type == name:
-				b.Path, b.Line, b.Language = r.Path, r.StartLine, r.Language
-				out.Supertypes = append(out.Supertypes, b)
-			case b.Base == name && r.Name != name:
-				b.Type, b.Path, b.Line, b.Language = r.Name, r.Path, r.StartLine, r.Language
-				out.Subtypes = append(out.Subtypes, b)
+			if b.Base != name {
+				if b.Relation == "impl" && b.Type == name && r.Path == own.row.Path {
+					// impl Trait for ThisType, in its file.
+					b.Path, b.Line, b.EndLine, b.Language = r.Path, r.StartLine, r.EndLine, r.Language
+					out.Supertypes = append(out.Supertypes, b)
+				}
+				continue
 			}
+			if r.Path == own.row.Path && r.StartLine == own.row.StartLine {
+				continue
+			}
+			if !sc.is(r, b, own.row) {
+				continue
+			}
+			if b.Relation != "impl" {
+				b.Type = r.Name
+			}
+			b.Path, b.Line, b.EndLine, b.Language = r.Path, r.StartLine, r.EndLine, r.Language
+			b.BasePath, b.BaseLine = own.row.Path, own.row.StartLine
+			out.Subtypes = append(out.Subtypes, b)
 		}
 		if len(out.Subtypes) >= limit {
 			out.Subtypes = out.Subtypes[:limit]
@@ -228,6 +296,89 @@ func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hier
 	return out, nil
 }
 
+// baseScope resolves the base a type names to a definition through the
+// naming file's scope.
+type baseScope struct {
+	e       *Engine
+	ctx     context.Context
+	db      *store.DB
+	imports map[string][]store.ImportRow
+}
+
+func (s *baseScope) importsOf(p string) []store.ImportRow {
+	ims, ok := s.imports[p]
+	if !ok {
+		ims, _ = s.db.ImportsOf(s.ctx, p)
+		s.imports[p] = ims
+	}
+	return ims
+}
+
+// is reports whether base b, written in the definition r, names the type
+// t: for Go, a qualified base through r's file's import of that name, an
+// unqualified one in r's package directory; elsewhere the base's
+// qualifier must fit t's scope, and an unqualified base must be in r's
+// file, directory (Java, Kotlin, C#, Scala packages), a file r imports,
+// r's outermost module or namespace, or be the only type of that name.
+func (s *baseScope) is(r store.ChunkRow, b TypeLink, t store.ChunkRow) bool {
+	if r.Language == "go" {
+		if b.qual == "" {
+			return path.Dir(r.Path) == path.Dir(t.Path)
+		}
+		for _, im := range s.importsOf(r.Path) {
+			if importNames(im.Spec, b.qual) {
+				return im.Target == path.Dir(t.Path)
+			}
+		}
+		return false
+	}
+	if b.qual != "" {
+		return graph.MatchScope(graph.ParseLookup(b.qual+".x").Quals, graph.Scope(t.Path, t.Language, t.Symbol, t.Breadcrumb)) != graph.MatchNone
+	}
+	if r.Path == t.Path || path.Dir(r.Path) == path.Dir(t.Path) {
+		return true
+	}
+	for _, im := range s.importsOf(r.Path) {
+		if im.Target != "" && (im.Target == t.Path || im.Target == path.Dir(t.Path)) {
+			return true
+		}
+	}
+	outer := func(bc string) string { o, _, _ := strings.Cut(bc, " > "); return o }
+	if t.Breadcrumb != "" && outer(r.Breadcrumb) == outer(t.Breadcrumb) {
+		return true
+	}
+	// The only type of that name outside tests.
+	rows, err := s.db.ChunksByName(s.ctx, []string{t.Name}, maxNameRows)
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, c := range rows {
+		if c.Name == t.Name && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && !isTestPath(c.Path) {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// resolve finds the definition of base b written in r, through r's scope.
+func (s *baseScope) resolve(r store.ChunkRow, b TypeLink) (store.ChunkRow, bool) {
+	rows, err := s.db.ChunksByName(s.ctx, []string{b.Base}, maxNameRows)
+	if err != nil {
+		return store.ChunkRow{}, false
+	}
+	var hit []store.ChunkRow
+	for _, c := range rows {
+		if c.Name == b.Base && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && s.is(r, b, c) {
+			hit = append(hit, c)
+		}
+	}
+	if len(hit) == 1 {
+		return hit[0], true
+	}
+	return store.ChunkRow{}, false
+}
+
 // chunkCode reads a Go type chunk's code (the only language whose
 // relations live in the body); others need only the header.
 func (e *Engine) chunkCode(r store.ChunkRow) string {
@@ -235,93 +386,4 @@ func (e *Engine) chunkCode(r store.ChunkRow) string {
 		return ""
 	}
 	return e.readRange(r.Path, r.StartByte, r.EndByte, r.StartLine, r.EndLine, e.changed(r.Path, r.FileSize, r.FileTime))
-}
-
-// Callee is a function a definition calls.
-type Callee struct {
-	Name string `json:"name"`
-	Line int    `json:"line"` // 1-based line of the first call in the caller
-	Text string `json:"text"` // that line, trimmed
-	// Definition is the callee's definition in the repository (path and
-	// first line of its chunk) linked through the import graph as
-	// references are (see [Reference]); "" for calls of names the
-	// repository does not define (the standard library, dependencies).
-	Definition string  `json:"definition,omitempty"`
-	Confidence float64 `json:"confidence"`
-}
-
-// Callees returns the calls made inside the best definition of symbol
-// (chosen as [Engine.Definitions] ranks them, near hintPath), each
-// distinct name once, in order of first call, at most limit. Errors:
-// those of [Engine.Definitions], and a symbol with no definition.
-func (e *Engine) Callees(ctx context.Context, symbol, hintPath string, limit int) (*Definition, []Callee, error) {
-	defs, err := e.Definitions(ctx, symbol, hintPath, 1, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(defs) == 0 {
-		return nil, nil, fmt.Errorf("no definition of %q in the index of %s", symbol, e.root)
-	}
-	def := defs[0]
-	v, release, err := e.acquireCurrent(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer release()
-	own, _ := splitSymbol(def.Symbol)
-	type call struct {
-		name, qual, text string
-		line             int
-	}
-	var calls []call
-	seen := map[string]bool{}
-	for i, l := range strings.Split(def.Code, "\n") {
-		if isComment([]byte(l)) {
-			continue
-		}
-		for _, m := range callIdent.FindAllStringSubmatch(l, -1) {
-			name := m[2]
-			if seen[name] || callKeywords[name] || name == own || i == 0 && strings.Contains(l, own) {
-				continue
-			}
-			seen[name] = true
-			calls = append(calls, call{name: name, qual: m[1], text: clip(strings.TrimSpace(l), 200), line: def.StartLine + i})
-		}
-	}
-	if limit > 0 && len(calls) > limit {
-		calls = calls[:limit]
-	}
-	names := make([]string, len(calls))
-	for i, c := range calls {
-		names[i] = c.name
-	}
-	rows, err := v.db.ChunksByName(ctx, names, 20*len(names)+20)
-	if err != nil {
-		return nil, nil, err
-	}
-	byName := map[string][]store.ChunkRow{}
-	for _, r := range rows {
-		if definitionKinds[r.Kind] && r.Part <= 1 {
-			byName[r.Name] = append(byName[r.Name], r)
-		}
-	}
-	out := make([]Callee, 0, len(calls))
-	// One linker for every call: its cache of def.Path's imports is
-	// read once.
-	l := newLinker(ctx, v.db, nil, nil)
-	for _, c := range calls {
-		cl := Callee{Name: c.name, Line: c.line, Text: c.text}
-		if d := byName[c.name]; len(d) > 0 {
-			before := ""
-			if c.qual != "" {
-				before = c.qual + "."
-			}
-			l.defs = d
-			cl.Definition, cl.Confidence = l.link(def.Path, before)
-		} else {
-			cl.Confidence = 0.2
-		}
-		out = append(out, cl)
-	}
-	return &def, out, nil
 }

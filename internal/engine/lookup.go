@@ -18,13 +18,12 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/graph"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
-// LookupMethod says how a symbol answer was found. Until the symbol graph
-// is built, every lookup is a heuristic over chunk names and the full-text
-// index, and answers say so.
-const LookupMethod = "heuristic: defined names and whole-word text matches in the index; not a resolved symbol graph"
+// LookupMethod says how a symbol answer was found.
+const LookupMethod = "scope-resolved: qualifiers matched against each definition's package, path and enclosing types; Go calls resolved through receivers, fields and imports with go/ast (no type checker); references are whole-word text matches"
 
 // Definition is one place a symbol is defined.
 type Definition struct {
@@ -38,9 +37,22 @@ type Definition struct {
 	Kind      string `json:"kind"`
 	Symbol    string `json:"symbol"`
 	Summary   string `json:"summary"`
-	// Confidence in [0, 1]: 1 for an exact, qualified, case-sensitive
-	// match; lower for a bare-name or case-insensitive one.
+	// Confidence in [0, 1]: 1 only when the lookup names this definition
+	// and no other (see Resolution); lower for one of several candidates.
 	Confidence float64 `json:"confidence"`
+	// Resolution says how the lookup reached this definition: "exact" (the
+	// qualifiers are its package, path or enclosing types and it is the
+	// only such definition outside tests), "unique" (an unqualified name
+	// defined once), "overload" (one of the overloads of one type),
+	// "ambiguous" (one of several definitions the lookup fits equally),
+	// "in-test" (fits, but in a test file while others outside tests do),
+	// "loose" (the qualifiers appear in its scope, not as its innermost
+	// names: a guess), "name-only" (no qualifier fits; the bare name
+	// does: a guess), "case-insensitive" (a guess).
+	Resolution string `json:"resolution"`
+	// Parts is how many indexed chunks the definition spans when it was
+	// split (a long function, a class around its members); 0 when one.
+	Parts int `json:"parts,omitempty"`
 	Code       string  `json:"code,omitempty"`
 	Stale      bool    `json:"stale,omitempty"`
 }
@@ -52,29 +64,15 @@ var definitionKinds = map[string]bool{
 	"enum": true, "type": true, "impl": true, "module": true, "const": true, "var": true, "macro": true,
 }
 
-// splitSymbol returns a symbol's bare name and its qualifier parts:
-// "(*http.Server).Shutdown" → "Shutdown", ["http", "Server"];
-// "pkg::mod::f" → "f", ["pkg", "mod"].
-//
-// An operator keeps its operator: "Vec2.operator+" → "operator+",
-// ["Vec2"] (C# writes "operator +"; [nameVariants] gives both).
+// splitSymbol returns a symbol's bare name and its qualifier parts
+// (see graph.ParseLookup): "(*http.Server).Shutdown" → "Shutdown",
+// ["http", "Server"]; "pkg::mod::f" → "f", ["pkg", "mod"]; an operator
+// keeps its operator: "Vec2.operator+" → "operator+", ["Vec2"] (C#
+// writes "operator +"; [nameVariants] gives both).
 func splitSymbol(symbol string) (string, []string) {
-	if m := operatorRe.FindStringSubmatchIndex(symbol); m != nil {
-		name := "operator" + strings.TrimSpace(symbol[m[2]:m[3]])
-		_, quals := splitSymbol(symbol[:m[0]] + " x")
-		return name, quals
-	}
-	parts := strings.FieldsFunc(symbol, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$')
-	})
-	if len(parts) == 0 {
-		return "", nil
-	}
-	return parts[len(parts)-1], parts[:len(parts)-1]
+	l := graph.ParseLookup(symbol)
+	return l.Name, l.Quals
 }
-
-// operatorRe finds an operator name: "operator" then its symbol.
-var operatorRe = regexp.MustCompile(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
 
 // nameVariants returns the spellings a bare name may be stored under:
 // itself, and for an operator also with a space after "operator".
@@ -86,13 +84,14 @@ func nameVariants(name string) []string {
 }
 
 // Definitions returns up to max places where symbol is defined, best
-// first: exact-case names before case-insensitive ones, qualifiers
-// (package, type) found in the chunk's symbol, breadcrumb or path, paths
-// nearer hintPath, and non-test files first. Errors: those of a query
-// ([ErrNotIndexed], [ErrStale], store failures) and an empty symbol.
+// first (see [Engine.resolveDefinitions] for the order and what
+// Confidence and Resolution say). A definition the index holds as
+// several chunks is one answer spanning all of them. Errors: those of a
+// query ([ErrNotIndexed], [ErrStale], store failures) and a symbol with
+// no identifier in it.
 func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max int, withCode bool) ([]Definition, error) {
-	name, quals := splitSymbol(symbol)
-	if name == "" {
+	lk := graph.ParseLookup(symbol)
+	if lk.Name == "" {
 		return nil, fmt.Errorf("symbol %q has no identifier in it", symbol)
 	}
 	v, release, err := e.acquireCurrent(ctx)
@@ -100,75 +99,13 @@ func (e *Engine) Definitions(ctx context.Context, symbol, hintPath string, max i
 		return nil, err
 	}
 	defer release()
-	rows, err := v.db.ChunksByName(ctx, nameVariants(name), 500)
+	cands, err := e.resolveDefinitions(ctx, v.db, lk, hintPath)
 	if err != nil {
 		return nil, err
 	}
-	// One-line constants and variables no definition chunk covers.
-	named, err := v.db.NamesByName(ctx, []string{name}, 100)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range named {
-		if !slices.ContainsFunc(rows, func(r store.ChunkRow) bool {
-			return r.Path == n.Path && r.Name == n.Name && r.StartLine <= n.StartLine && n.StartLine <= r.EndLine
-		}) {
-			rows = append(rows, n)
-		}
-	}
-	type scored struct {
-		row  store.ChunkRow
-		conf float64
-		near int
-	}
-	var out []scored
-	for _, r := range rows {
-		if !definitionKinds[r.Kind] {
-			continue
-		}
-		conf := 0.6
-		if r.Name == name || strings.ReplaceAll(r.Name, " ", "") == name {
-			conf = 0.8
-		}
-		if len(quals) > 0 {
-			hay := strings.ToLower(r.Symbol + " " + r.Breadcrumb + " " + r.Path)
-			found := 0
-			for _, q := range quals {
-				if strings.Contains(hay, strings.ToLower(q)) {
-					found++
-				}
-			}
-			conf += 0.2 * float64(found) / float64(len(quals))
-		} else if r.Name == name {
-			conf += 0.1
-		}
-		if isTestPath(r.Path) {
-			conf -= 0.1
-		}
-		out = append(out, scored{row: r, conf: conf, near: pathNearness(hintPath, r.Path)})
-	}
-	slices.SortStableFunc(out, func(a, b scored) int {
-		if c := cmp.Compare(b.near, a.near); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.conf, a.conf); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.row.Path, b.row.Path); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.row.StartLine, b.row.StartLine)
-	})
-	defs := make([]Definition, 0, min(max, len(out)))
-	for _, s := range out[:min(max, len(out))] {
-		r := s.row
-		stale := e.changed(r.Path, r.FileSize, r.FileTime)
-		d := Definition{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Language: r.Language, Kind: r.Kind,
-			Symbol: r.Symbol, Summary: r.Summary, Confidence: round(min(s.conf, 1)), Stale: stale}
-		if withCode {
-			d.Code = e.readRange(r.Path, r.StartByte, r.EndByte, r.StartLine, r.EndLine, stale)
-		}
-		defs = append(defs, d)
+	defs := make([]Definition, 0, min(max, len(cands)))
+	for _, c := range cands[:min(max, len(cands))] {
+		defs = append(defs, e.definition(c, withCode))
 	}
 	return defs, nil
 }
@@ -254,6 +191,7 @@ type Reference struct {
 // first of n (0.5/n). A name with no definition in the repository links
 // to nothing (confidence 0.2: likely a library's).
 type linker struct {
+	caller  Definition // for [linker.scoped]: the calling definition
 	ctx     context.Context
 	db      *store.DB
 	defs    []store.ChunkRow
@@ -338,6 +276,103 @@ func (l *linker) link(from, before string) (string, float64) {
 		return loc(l.defs[0]), 0.6
 	}
 	return loc(l.defs[0]), round(0.5 / float64(len(l.defs)))
+}
+
+// selfWords are the receivers that mean the caller's own class.
+var selfWords = map[string]bool{"self": true, "this": true, "cls": true, "Self": true, "static": true, "super": false}
+
+// scoped links a call of one of l.defs made in file from with qualifier
+// qual ("" for a bare call; "self", "this", an import name or a variable
+// otherwise) only through scope: the caller's own class for self/this
+// calls, an import the qualifier names (external when it leaves the
+// repository), the caller's file, a file it imports, and for C and C++
+// (one global namespace) the only definition of the name outside tests.
+// why says why a call is not linked ("" when it is).
+func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, why string) {
+	ims, ok := l.imports[from]
+	if !ok {
+		ims, _ = l.db.ImportsOf(l.ctx, from)
+		l.imports[from] = ims
+	}
+	container := ""
+	if q := graph.ParseLookup(l.caller.Symbol).Quals; len(q) > 0 {
+		container = q[len(q)-1]
+	}
+	innermost := func(d store.ChunkRow) string {
+		if d.Breadcrumb == "" {
+			return ""
+		}
+		parts := strings.Split(d.Breadcrumb, " > ")
+		return parts[len(parts)-1]
+	}
+	switch {
+	case selfWords[qual]:
+		for _, d := range l.defs {
+			if d.Path == from && container != "" && innermost(d) == container {
+				return d, 1, ""
+			}
+		}
+		return def, 0, "not a method of " + container + " in this file (inherited or dynamic)"
+	case qual != "":
+		for _, im := range ims {
+			if !importNames(im.Spec, qual) {
+				continue
+			}
+			if im.Target == "" {
+				return def, 0, "imported from " + im.Spec + ", outside the repository"
+			}
+			for _, d := range l.defs {
+				if d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py") {
+					return d, 0.95, ""
+				}
+			}
+			return def, 0, "not defined in " + im.Target
+		}
+		// A class name as qualifier: Class.method, Class::method.
+		var hit []store.ChunkRow
+		for _, d := range l.defs {
+			if innermost(d) == qual {
+				hit = append(hit, d)
+			}
+		}
+		if len(hit) == 1 {
+			return hit[0], 0.9, ""
+		}
+		return def, 0, "the type of " + qual + " is not known without a type checker"
+	}
+	// A bare call: the caller's class, then its file, then its imports.
+	for _, d := range l.defs {
+		if d.Path == from && container != "" && innermost(d) == container {
+			return d, 0.95, ""
+		}
+	}
+	for _, d := range l.defs {
+		if d.Path == from && innermost(d) == "" {
+			return d, 0.95, ""
+		}
+	}
+	for _, im := range ims {
+		if im.Target == "" {
+			continue
+		}
+		for _, d := range l.defs {
+			if innermost(d) == "" && (d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py")) {
+				return d, 0.9, ""
+			}
+		}
+	}
+	if lang := l.caller.Language; lang == "c" || lang == "cpp" {
+		var only []store.ChunkRow
+		for _, d := range l.defs {
+			if innermost(d) == "" && !isTestPath(d.Path) {
+				only = append(only, d)
+			}
+		}
+		if len(only) == 1 {
+			return only[0], 0.8, ""
+		}
+	}
+	return def, 0, fmt.Sprintf("%d definitions of this name, none in the caller's file, class or imports", len(l.defs))
 }
 
 // importNames reports whether an import spec's last element is name:
@@ -899,9 +934,17 @@ func (e *Engine) Symbols(ctx context.Context, kinds []string, prefix string, lim
 	return out, nil
 }
 
+// maxWholeLines is the longest split definition [Engine.ChunkAt] returns
+// whole; past it, the part holding the line, labelled.
+const maxWholeLines = 400
+
 // ChunkAt returns the chunk of the file at rel holding the 1-based line
-// (the innermost one when chunks nest), with its code. Errors: those of
-// a query, a file the index does not hold, a line outside every chunk.
+// (the innermost one when chunks nest), with its code. When that chunk is
+// one part of a definition the index split (a long function, a class
+// around its members), it returns the whole definition if it has at most
+// maxWholeLines lines, else the part, with Hit.Part, Hit.Parts and the
+// definition's lines saying which part it is. Errors: those of a query, a
+// file the index does not hold, a line outside every chunk.
 func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error) {
 	rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
 	v, release, err := e.acquireCurrent(ctx)
@@ -922,6 +965,16 @@ func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error
 	}
 	h := &Hit{Path: best.Path, PathBytes: PathBytes(best.Path), StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,
 		Symbol: best.Symbol, Summary: best.Summary, StartByte: best.StartByte, EndByte: best.EndByte}
+	if best.Part > 0 {
+		if first, last, n := wholeDefinition(rows, best); n > 1 {
+			h.Parts, h.DefStartLine, h.DefEndLine = n, first.StartLine, last.EndLine
+			if last.EndLine-first.StartLine+1 <= maxWholeLines {
+				h.StartLine, h.EndLine, h.StartByte, h.EndByte = first.StartLine, last.EndLine, first.StartByte, last.EndByte
+			} else {
+				h.Part = best.Part
+			}
+		}
+	}
 	h.Stale = e.changed(best.Path, best.FileSize, best.FileTime)
 	h.Code = e.Code(*h)
 	return h, nil

@@ -74,7 +74,7 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 	}
 	ids, _ := json.Marshal(inBody)
 	args := append(stringArgs(TypeKinds), "%"+escapeLike(name)+"%", string(ids), limit)
-	return db.queryChunks(ctx, `c.kind IN `+placeholders(len(TypeKinds))+` AND c.part <= 1
+	return db.queryChunks(ctx, `c.kind IN `+placeholders(len(TypeKinds))+`
   AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
   ORDER BY f.path, c.start_line LIMIT ?`, args...)
 }
@@ -99,4 +99,18 @@ WHERE n.name COLLATE NOCASE IN ` + placeholders(len(names)) + ` ORDER BY f.path,
 		r.Symbol, r.EndLine, r.StartByte, r.EndByte = r.Name, r.StartLine, -1, -1
 		return err
 	})
+}
+
+// FilesIn returns the indexed files directly in the slash directory dir
+// ("." or "" for the root; not its subdirectories), ordered by path.
+func (db *DB) FilesIn(ctx context.Context, dir string) ([]FileRow, error) {
+	q := `SELECT path, language, size, lines FROM files WHERE path NOT LIKE '%/%' ORDER BY path`
+	var args []any
+	if dir != "" && dir != "." {
+		p := escapeLike(strings.TrimSuffix(dir, "/")) + "/"
+		q = `SELECT path, language, size, lines FROM files WHERE path LIKE ? ESCAPE '\' AND path NOT LIKE ? ESCAPE '\' ORDER BY path`
+		args = []any{p + "%", p + "%/%"}
+	}
+	return collect(ctx, db.r, "files", q, args,
+		func(rows *sql.Rows, f *FileRow) error { return rows.Scan(&f.Path, &f.Language, &f.Size, &f.Lines) })
 }
