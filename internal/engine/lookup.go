@@ -52,9 +52,9 @@ type Definition struct {
 	Resolution string `json:"resolution"`
 	// Parts is how many indexed chunks the definition spans when it was
 	// split (a long function, a class around its members); 0 when one.
-	Parts int `json:"parts,omitempty"`
-	Code       string  `json:"code,omitempty"`
-	Stale      bool    `json:"stale,omitempty"`
+	Parts int    `json:"parts,omitempty"`
+	Code  string `json:"code,omitempty"`
+	Stale bool   `json:"stale,omitempty"`
 }
 
 // definitionKinds are chunk kinds that define a name (blocks, sections
