@@ -25,9 +25,13 @@ func newDefCmd(deps *Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "def SYMBOL",
 		Short: "Show where a symbol is defined",
-		Long: `Show the definitions of SYMBOL (bare, like Shutdown, or qualified, like http.Server or
-(*Server).Shutdown), best first: exact names before case-insensitive ones, qualifiers found in
-the definition's symbol or path, definitions near --hint, non-test files first.`,
+		Long: `Show the definitions of SYMBOL (bare, like Shutdown, or qualified: http.Server,
+(*Server).Shutdown, net/http.Serve, Class::method, Class#method, module.function, ns::Type),
+best first. Qualifiers must name the definition's package, path or enclosing types, innermost
+last; definitions they fit only loosely, or not at all, are listed after and labelled guesses.
+Each answer says how it was resolved (exact, unique, overload, ambiguous, in-test, loose,
+name-only, case-insensitive) with a confidence that is 1.00 only when nothing else fits. A
+definition the index holds in several chunks is one answer with its whole span.`,
 		Example: `  ctx def ReadMIMEHeader
   ctx def Server.Shutdown --hint net/http --full`,
 		Args: exactArgs(1, "def needs one SYMBOL"),
@@ -47,7 +51,7 @@ the definition's symbol or path, definitions near --hint, non-test files first.`
 				fmt.Fprintf(deps.IO.ErrOut, "no definition of %s\n", args[0])
 			}
 			for _, d := range defs {
-				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s\n", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol)
+				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s  [%s %.2f]\n", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol, d.Resolution, d.Confidence)
 				if full {
 					printCode(deps.IO.Out, d.Code, d.StartLine)
 				}

@@ -538,8 +538,11 @@ func TestSymbolTools(t *testing.T) {
 	if len(def.Definitions) != 1 || def.Definitions[0].Path != "retry/retry.go" || !strings.Contains(def.Definitions[0].Code, "func Backoff") {
 		t.Errorf("get_symbol_definition(retry.Backoff) = %+v", def.Definitions)
 	}
-	if !strings.Contains(text, "heuristic") || !strings.Contains(def.Method, "heuristic") {
-		t.Errorf("the answer does not say it is heuristic: %q", def.Method)
+	if !strings.Contains(text, "scope-resolved") || !strings.Contains(def.Method, "no type checker") {
+		t.Errorf("the answer does not say how it was resolved: %q", def.Method)
+	}
+	if d := def.Definitions; len(d) == 1 && (d[0].Resolution != "exact" || d[0].Confidence != 1 || !strings.Contains(text, "exact")) {
+		t.Errorf("get_symbol_definition(retry.Backoff): resolution %q confidence %v, want exact 1", d[0].Resolution, d[0].Confidence)
 	}
 	mustCall(t, e.cs, "get_symbol_definition", map[string]any{"symbol": "Load", "hint_path": "config/"}, &def)
 	if len(def.Definitions) == 0 || def.Definitions[0].Path != "config/config.go" {

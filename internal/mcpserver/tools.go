@@ -215,7 +215,10 @@ func renderDefinitions(out DefinitionOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %d definitions of %s (%s)\n\n", len(out.Definitions), out.Symbol, out.Method)
 	for _, d := range out.Definitions {
-		fmt.Fprintf(&b, "## %s:%d-%d · %s %s · confidence %.2f", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol, d.Confidence)
+		fmt.Fprintf(&b, "## %s:%d-%d · %s %s · %s · confidence %.2f", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol, d.Resolution, d.Confidence)
+		if d.Parts > 0 {
+			fmt.Fprintf(&b, " · whole definition (%d indexed parts)", d.Parts)
+		}
 		if d.Stale {
 			b.WriteString(" · STALE")
 		}
@@ -392,13 +395,18 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 			return nil, out, s.explain(e, err)
 		}
 		out.Callees, out.Definitions = calls, []engine.Definition{*def}
-		out.Method = "calls read from the definition's code, linked to definitions through the import graph"
+		out.Method = engine.CalleesMethod
 		var b strings.Builder
-		fmt.Fprintf(&b, "# %s (%s:%d) calls %d functions (%s)\n", def.Symbol, def.Path, def.StartLine, len(calls), out.Method)
+		fmt.Fprintf(&b, "# %s (%s:%d, %s) calls %d functions (%s)\n", def.Symbol, def.Path, def.StartLine, def.Resolution, len(calls), out.Method)
 		for _, c := range calls {
-			to := "not defined in the repository"
-			if c.Definition != "" {
-				to = fmt.Sprintf("-> %s, confidence %.2f", c.Definition, c.Confidence)
+			var to string
+			switch {
+			case c.Target != nil:
+				to = fmt.Sprintf("-> %s %s, confidence %.2f", c.Definition, c.Target.Symbol, c.Confidence)
+			case c.Reason != "":
+				to = c.Resolution + ": " + c.Reason
+			default:
+				to = c.Resolution
 			}
 			fmt.Fprintf(&b, "L%d %s (%s)\n", c.Line, c.Name, to)
 		}
@@ -419,6 +427,13 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "# %d %s of %s (%s)\n", len(out.Types), in.QueryType, in.Symbol, out.Method)
+		if d := h.Definition; d != nil {
+			out.Definitions = []engine.Definition{*d}
+			fmt.Fprintf(&b, "resolved to %s %s at %s:%d (%s, confidence %.2f)\n", d.Kind, d.Symbol, d.Path, d.StartLine, d.Resolution, d.Confidence)
+			for _, o := range h.Others {
+				fmt.Fprintf(&b, "also fits: %s %s at %s:%d (qualify the name to choose)\n", o.Kind, o.Symbol, o.Path, o.StartLine)
+			}
+		}
 		for _, l := range out.Types {
 			fmt.Fprintf(&b, "%s:%d %s %s %s\n", l.Path, l.Line, l.Type, l.Relation, l.Base)
 		}
