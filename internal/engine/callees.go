@@ -36,6 +36,10 @@ type Callee struct {
 	// its first line.
 	Target     *Location `json:"target,omitempty"`
 	Definition string    `json:"definition,omitempty"`
+	// Candidate is set on an unresolved call whose name has one
+	// definition outside tests ("path:line"): what it may call, not
+	// linked because nothing in scope says so.
+	Candidate string `json:"candidate,omitempty"`
 	// Confidence in [0, 1] that Target is what runs: 1 for a direct call
 	// resolved through scope, 0.9 for a call through an interface (the
 	// interface's method; an implementation runs), 0 when not linked.
@@ -275,6 +279,8 @@ func (e *Engine) textCallees(ctx context.Context, db *store.DB, def Definition) 
 			cl.Resolution, cl.Reason = "unresolved", why
 			if strings.HasPrefix(why, "imported from ") {
 				cl.Resolution = "external"
+			} else if only, ok := l.only(); ok {
+				cl.Candidate = fmt.Sprintf("%s:%d", only.Path, only.StartLine)
 			}
 			out = append(out, cl)
 			continue

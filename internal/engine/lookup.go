@@ -173,23 +173,20 @@ type Reference struct {
 	// defines it, else "reference".
 	Kind string `json:"kind"`
 	// Definition is the definition the mention is linked to, as the
-	// path and first line of its chunk (which starts at its doc comment); Confidence in [0, 1] is
-	// how likely that link is (see [linker]).
+	// path and first line of its chunk (which starts at its doc comment);
+	// Confidence in [0, 1] is how likely that link is: 0.9 and above
+	// through scope (the file, package, class or imports), 0.5 for a
+	// guess (the name's only definition, reached through a receiver whose
+	// type is unknown), 0 when not linked (see [linker]).
 	Definition string  `json:"definition,omitempty"`
 	Confidence float64 `json:"confidence"`
 }
 
-// linker links a mention of a name to one of its definitions by scope,
-// using the import graph: for a mention qualified by the name of an
-// import (pkg.Name, module.f, Class.m), the definition in the file or
-// package it resolves to (0.95), or none when it is external (0.2);
-// else the mention's own file (0.95), a file of the
-// same Go package or directory (0.9), a file it imports, or whose
-// package it imports (0.9; 0.95 when the mention is qualified by the
-// imported name, as in pkg.Name), a definition whose qualifiers the query
-// named (0.8), the only definition in the repository (0.6), else the
-// first of n (0.5/n). A name with no definition in the repository links
-// to nothing (confidence 0.2: likely a library's).
+// linker links a mention of a name to one of its definitions through
+// scope (see [linker.scoped]); a mention it cannot place that way is
+// linked, with confidence 0.5, only to the name's one definition outside
+// tests (a method called on a receiver whose type is unknown), else left
+// unlinked.
 type linker struct {
 	caller  Definition // for [linker.scoped]: the calling definition
 	ctx     context.Context
@@ -204,16 +201,13 @@ func newLinker(ctx context.Context, db *store.DB, defs []store.ChunkRow, quals [
 }
 
 // link returns the definition a mention in file from most likely means,
-// and the confidence; before is the line's text up to the mention.
-func (l *linker) link(from, before string) (string, float64) {
+// as "path:line", and the confidence; before is the line's text up to
+// the mention, enclosing the symbol of the chunk holding it. The link is
+// made only through scope ([linker.scoped]); "" and 0 when the mention
+// cannot be linked that way.
+func (l *linker) link(from, enclosing, lang, before string) (string, float64) {
 	if len(l.defs) == 0 {
-		return "", 0.2
-	}
-	loc := func(d store.ChunkRow) string { return fmt.Sprintf("%s:%d", d.Path, d.StartLine) }
-	ims, ok := l.imports[from]
-	if !ok {
-		ims, _ = l.db.ImportsOf(l.ctx, from)
-		l.imports[from] = ims
+		return "", 0
 	}
 	qualifier := ""
 	if t := strings.TrimRight(before, " \t"); strings.HasSuffix(t, ".") || strings.HasSuffix(t, "::") || strings.HasSuffix(t, "->") {
@@ -221,61 +215,32 @@ func (l *linker) link(from, before string) (string, float64) {
 		i := strings.LastIndexFunc(t, func(r rune) bool { return !isIdent(r) })
 		qualifier = t[i+1:]
 	}
-	// A mention qualified by an imported name (pkg.Name, module.f,
-	// Class.m) is that import's, whatever the file itself defines: its
-	// definition there, or none for an external one (errors.New).
-	for _, im := range ims {
-		if qualifier == "" || !importNames(im.Spec, qualifier) {
-			continue
+	l.caller = Definition{Symbol: enclosing, Language: lang}
+	d, conf, why := l.scoped(from, qualifier)
+	if why != "" {
+		if strings.HasPrefix(why, "imported from ") {
+			return "", 0
 		}
-		if im.Target == "" {
-			if !im.Internal {
-				return "", 0.2
-			}
-			continue
+		// A labelled guess: the only definition of the name outside
+		// tests, reached through a receiver whose type is unknown.
+		if only, ok := l.only(); ok {
+			return fmt.Sprintf("%s:%d", only.Path, only.StartLine), 0.5
 		}
-		for _, d := range l.defs {
-			if d.Path == im.Target || path.Dir(d.Path) == im.Target {
-				return loc(d), 0.95
-			}
-		}
+		return "", 0
 	}
+	return fmt.Sprintf("%s:%d", d.Path, d.StartLine), conf
+}
+
+// only returns the one definition of l.defs outside test files, if one.
+func (l *linker) only() (store.ChunkRow, bool) {
+	var one store.ChunkRow
+	n := 0
 	for _, d := range l.defs {
-		if d.Path == from {
-			return loc(d), 0.95
+		if !isTestPath(d.Path) {
+			one, n = d, n+1
 		}
 	}
-	for _, d := range l.defs {
-		if path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
-			return loc(d), 0.9
-		}
-	}
-	for _, im := range ims {
-		if im.Target == "" {
-			continue
-		}
-		for _, d := range l.defs {
-			if d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py") {
-				c := 0.9
-				if qualifier != "" && importNames(im.Spec, qualifier) {
-					c = 0.95
-				}
-				return loc(d), c
-			}
-		}
-	}
-	if len(l.quals) > 0 {
-		for _, d := range l.defs {
-			hay := strings.ToLower(d.Symbol + " " + d.Breadcrumb + " " + d.Path)
-			if strings.Contains(hay, strings.ToLower(l.quals[len(l.quals)-1])) {
-				return loc(d), 0.8
-			}
-		}
-	}
-	if len(l.defs) == 1 {
-		return loc(l.defs[0]), 0.6
-	}
-	return loc(l.defs[0]), round(0.5 / float64(len(l.defs)))
+	return one, n == 1
 }
 
 // selfWords are the receivers that mean the caller's own class.
@@ -349,6 +314,11 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	for _, d := range l.defs {
 		if d.Path == from && innermost(d) == "" {
 			return d, 0.95, ""
+		}
+	}
+	for _, d := range l.defs {
+		if innermost(d) == "" && path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
+			return d, 0.9, "" // the same Go package
 		}
 	}
 	for _, im := range ims {
@@ -431,6 +401,15 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 	for _, d := range defs {
 		if defChunks[d.ID] {
 			defRows = append(defRows, d)
+		}
+	}
+	if len(quals) > 0 {
+		// Qualifiers choose among the definitions ("(*Server).Serve").
+		exact := slices.DeleteFunc(slices.Clone(defRows), func(d store.ChunkRow) bool {
+			return graph.MatchScope(quals, graph.Scope(d.Path, d.Language, d.Symbol, d.Breadcrumb)) != graph.MatchExact
+		})
+		if len(exact) > 0 {
+			defRows = exact
 		}
 	}
 	link := newLinker(ctx, v.db, defRows, quals)
@@ -516,7 +495,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			out = append(out, Reference{Path: r.Path, PathBytes: PathBytes(r.Path), Line: ln, Column: col + 1, Text: clip(strings.TrimSpace(string(line)), 200),
 				Language: r.Language, Enclosing: enclosing, Kind: kind})
 			ref := &out[len(out)-1]
-			ref.Definition, ref.Confidence = link.link(r.Path, string(line[max(0, col-64):col]))
+			ref.Definition, ref.Confidence = link.link(r.Path, r.Symbol, r.Language, string(line[max(0, col-64):col]))
 			if kind == "definition" {
 				ref.Definition, ref.Confidence = fmt.Sprintf("%s:%d", r.Path, ln), 1
 			}
