@@ -167,7 +167,7 @@ func rateExact(cs []defCandidate, qualified bool) {
 	}
 	overloads := primary > 1
 	for _, c := range cs[:primary] {
-		if c.row.Path != cs[0].row.Path || c.row.Breadcrumb != cs[0].row.Breadcrumb || (c.row.Kind != "method" && c.row.Kind != "function") {
+		if c.row.Path != cs[0].row.Path || c.row.Breadcrumb != cs[0].row.Breadcrumb || (c.row.Kind != "method" && c.row.Kind != "function") || !overloading[c.row.Language] {
 			overloads = false
 		}
 	}
@@ -208,6 +208,12 @@ func rateExact(cs []defCandidate, qualified bool) {
 		}
 	}
 }
+
+// overloading are the languages where one scope may define a name
+// several times with different parameters; elsewhere a second definition
+// in one scope replaces the first or belongs to another build, and the
+// lookup is ambiguous.
+var overloading = map[string]bool{"java": true, "kotlin": true, "csharp": true, "cpp": true, "scala": true, "typescript": true, "swift": true, "dart": true}
 
 // definition is the answer form of a candidate.
 func (e *Engine) definition(c defCandidate, withCode bool) Definition {
