@@ -293,7 +293,14 @@ func newHierarchyCmd(deps *Deps) *cobra.Command {
 			if asJSON {
 				return writeJSON(deps.IO.Out, h)
 			}
-			fmt.Fprintf(deps.IO.Out, "%s:\n", h.Symbol)
+			if d := h.Definition; d != nil {
+				fmt.Fprintf(deps.IO.Out, "%s: %s %s at %s:%d  [%s %.2f]\n", h.Symbol, d.Kind, d.Symbol, d.Path, d.StartLine, d.Resolution, d.Confidence)
+				for _, o := range h.Others {
+					fmt.Fprintf(deps.IO.Out, "  also fits: %s %s at %s:%d (qualify the name to choose)\n", o.Kind, o.Symbol, o.Path, o.StartLine)
+				}
+			} else {
+				fmt.Fprintf(deps.IO.Out, "%s: no type of that name in the index\n", h.Symbol)
+			}
 			for _, l := range h.Supertypes {
 				fmt.Fprintf(deps.IO.Out, "  %s %s  (%s:%d)\n", l.Relation, l.Base, l.Path, l.Line)
 			}
