@@ -141,7 +141,6 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			l := tt.label
 			err := resolve(&l, shifted.read)
 			if tt.broken != "" {
@@ -210,7 +209,6 @@ func TestScoreDef(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			r := &result{Label: resolved(t, l)}
 			r.score([]byte(tt.answer))
 			if r.Error != "" {
@@ -277,7 +275,6 @@ func TestScoreCallees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			r := &result{Label: resolved(t, l)}
 			r.score([]byte(tt.answer))
 			if r.Error != "" {
