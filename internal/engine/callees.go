@@ -122,8 +122,9 @@ func (e *Engine) goCallees(ctx context.Context, db *store.DB, def Definition) ([
 		return m[spec]
 	})
 	// The declaration line: past the doc comment the chunk starts with.
+	lines := strings.Split(def.Code, "\n")
 	line := def.StartLine
-	for i, l := range strings.Split(def.Code, "\n") {
+	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), "func") {
 			line = def.StartLine + i
 			break
@@ -134,7 +135,6 @@ func (e *Engine) goCallees(ctx context.Context, db *store.DB, def Definition) ([
 		return nil, nil
 	}
 	spans := newSpanCache(ctx, db)
-	lines := strings.Split(def.Code, "\n")
 	out := []Callee{}
 	seen := map[string]bool{}
 	for _, c := range calls {
@@ -211,11 +211,7 @@ func (s *spanCache) at(file string, line int) (*Location, bool) {
 	if !found {
 		return nil, false
 	}
-	if r.Part > 0 {
-		if first, last, n := wholeDefinition(rows, r); n > 0 {
-			r.StartLine, r.EndLine = first.StartLine, last.EndLine
-		}
-	}
+	r, _ = s.whole(r)
 	return &Location{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Symbol: r.Symbol, Kind: r.Kind}, true
 }
 
@@ -262,7 +258,7 @@ func (e *Engine) textCallees(ctx context.Context, db *store.DB, def Definition) 
 	out := make([]Callee, 0, len(calls))
 	// One linker for every call: its cache of def.Path's imports is
 	// read once.
-	l := newLinker(ctx, db, nil, nil)
+	l := newLinker(ctx, db, nil)
 	l.caller = def
 	spans := newSpanCache(ctx, db)
 	for _, c := range calls {

@@ -234,7 +234,7 @@ func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hier
 			out.Others = append(out.Others, Location{Path: r.Path, PathBytes: PathBytes(r.Path), StartLine: r.StartLine, EndLine: r.EndLine, Symbol: r.Symbol, Kind: r.Kind})
 		}
 	}
-	sc := &baseScope{e: e, ctx: ctx, db: v.db, imports: map[string][]store.ImportRow{}}
+	sc := &baseScope{ctx: ctx, db: v.db, imports: map[string][]store.ImportRow{}, unique: map[string]bool{}}
 	spans := newSpanCache(ctx, v.db)
 	for _, b := range bases(own.row.Language, own.row.Kind, own.row.Summary, e.chunkCode(own.row)) {
 		if b.Relation == "impl" {
@@ -299,10 +299,10 @@ func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hier
 // baseScope resolves the base a type names to a definition through the
 // naming file's scope.
 type baseScope struct {
-	e       *Engine
 	ctx     context.Context
 	db      *store.DB
 	imports map[string][]store.ImportRow
+	unique  map[string]bool // type name → the only type of that name outside tests
 }
 
 func (s *baseScope) importsOf(p string) []store.ImportRow {
@@ -347,17 +347,26 @@ func (s *baseScope) is(r store.ChunkRow, b TypeLink, t store.ChunkRow) bool {
 	if t.Breadcrumb != "" && outer(r.Breadcrumb) == outer(t.Breadcrumb) {
 		return true
 	}
-	// The only type of that name outside tests.
-	rows, err := s.db.ChunksByName(s.ctx, []string{t.Name}, maxNameRows)
+	return s.onlyType(t.Name)
+}
+
+// onlyType reports (once per name) whether name is the name of one type
+// outside tests.
+func (s *baseScope) onlyType(name string) bool {
+	if one, ok := s.unique[name]; ok {
+		return one
+	}
+	rows, err := s.db.ChunksByName(s.ctx, []string{name}, maxNameRows)
 	if err != nil {
 		return false
 	}
 	n := 0
 	for _, c := range rows {
-		if c.Name == t.Name && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && !isTestPath(c.Path) {
+		if c.Name == name && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && !isTestPath(c.Path) {
 			n++
 		}
 	}
+	s.unique[name] = n == 1
 	return n == 1
 }
 

@@ -192,12 +192,11 @@ type linker struct {
 	ctx     context.Context
 	db      *store.DB
 	defs    []store.ChunkRow
-	quals   []string
 	imports map[string][]store.ImportRow // by importing file, cached
 }
 
-func newLinker(ctx context.Context, db *store.DB, defs []store.ChunkRow, quals []string) *linker {
-	return &linker{ctx: ctx, db: db, defs: defs, quals: quals, imports: map[string][]store.ImportRow{}}
+func newLinker(ctx context.Context, db *store.DB, defs []store.ChunkRow) *linker {
+	return &linker{ctx: ctx, db: db, defs: defs, imports: map[string][]store.ImportRow{}}
 }
 
 // link returns the definition a mention in file from most likely means,
@@ -244,7 +243,7 @@ func (l *linker) only() (store.ChunkRow, bool) {
 }
 
 // selfWords are the receivers that mean the caller's own class.
-var selfWords = map[string]bool{"self": true, "this": true, "cls": true, "Self": true, "static": true, "super": false}
+var selfWords = map[string]bool{"self": true, "this": true, "cls": true, "Self": true, "static": true}
 
 // scoped links a call of one of l.defs made in file from with qualifier
 // qual ("" for a bare call; "self", "this", an import name or a variable
@@ -412,7 +411,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			defRows = exact
 		}
 	}
-	link := newLinker(ctx, v.db, defRows, quals)
+	link := newLinker(ctx, v.db, defRows)
 	hits, err := v.db.SearchBM25(ctx, store.BM25Query{Terms: []string{strings.ToLower(name)}, Weights: store.BM25Weights{1, 0, 0, 1}, Limit: 2000})
 	if err != nil {
 		return nil, err

@@ -4,8 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -36,8 +36,9 @@ type GoCalls struct {
 	// to inside the repository, "" when it does not.
 	ImportDir func(file, spec string) string
 
-	fset *token.FileSet
-	pkgs map[string]*goPkg // by directory, then "+test" for a test build
+	fset    *token.FileSet
+	pkgs    map[string]*goPkg       // by directory, then "+test" for a test build
+	imports map[string]*fileImports // by file
 }
 
 // GoCall is one call (or method value) in a function body.
@@ -64,7 +65,7 @@ type GoCall struct {
 
 // NewGoCalls returns a resolver reading packages through files and imports.
 func NewGoCalls(files func(dir string, tests bool) []GoFile, importDir func(file, spec string) string) *GoCalls {
-	return &GoCalls{Files: files, ImportDir: importDir, fset: token.NewFileSet(), pkgs: map[string]*goPkg{}}
+	return &GoCalls{Files: files, ImportDir: importDir, fset: token.NewFileSet(), pkgs: map[string]*goPkg{}, imports: map[string]*fileImports{}}
 }
 
 // goPkg is one parsed package: its top-level declarations by name.
@@ -260,6 +261,15 @@ func (p *goPkg) typeBody(fset *token.FileSet, t *goType, e ast.Expr) {
 
 // recvName is a receiver type's name: "T" for T, *T, T[K], *T[K].
 func recvName(e ast.Expr) string {
+	if id, ok := baseType(e).(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// baseType strips pointers, parentheses and type arguments from a type
+// expression: *T, (T), T[K] and *pkg.T[K, V] give T or pkg.T.
+func baseType(e ast.Expr) ast.Expr {
 	for {
 		switch x := e.(type) {
 		case *ast.StarExpr:
@@ -270,18 +280,30 @@ func recvName(e ast.Expr) string {
 			e = x.X
 		case *ast.IndexListExpr:
 			e = x.X
-		case *ast.Ident:
-			return x.Name
 		default:
-			return ""
+			return e
 		}
 	}
 }
 
-// importsOf maps a file's import names to their directories ("" for an
-// import outside the repository).
-func (g *GoCalls) importsOf(file string, af *ast.File) map[string]string {
-	m := map[string]string{}
+// fileImports are one file's imports by the name the file uses for them.
+// An import without an explicit name is first keyed by its path's last
+// element (less a major version "v2"), the Go convention; the packages'
+// declared names are read only when a name is not found that way, so
+// that resolving a call parses the packages it uses, not every import.
+type fileImports struct {
+	byName  map[string]string // name → directory ("" outside the repository)
+	guessed []string          // directories of imports keyed by their path
+	checked bool              // guessed ones were also keyed by their declared names
+}
+
+// importsOf returns a file's imports (cached).
+func (g *GoCalls) importsOf(file string, af *ast.File) *fileImports {
+	if fi, ok := g.imports[file]; ok {
+		return fi
+	}
+	fi := &fileImports{byName: map[string]string{}}
+	g.imports[file] = fi
 	for _, im := range af.Imports {
 		spec, err := strconv.Unquote(im.Path.Value)
 		if err != nil {
@@ -289,25 +311,43 @@ func (g *GoCalls) importsOf(file string, af *ast.File) map[string]string {
 		}
 		dir := g.ImportDir(file, spec)
 		name := ""
-		switch {
-		case im.Name != nil:
+		if im.Name != nil {
 			name = im.Name.Name
-		case dir != "":
-			name = g.pkg(dir, false).name
-		}
-		if name == "" {
+		} else {
 			name = path.Base(spec)
 			if goMajor.MatchString(name) && path.Dir(spec) != "." {
 				name = path.Base(path.Dir(spec))
 			}
 			name = strings.TrimPrefix(strings.TrimPrefix(name, "go-"), "go.")
+			if dir != "" {
+				fi.guessed = append(fi.guessed, dir)
+			}
 		}
 		if name == "_" || name == "." {
 			continue
 		}
-		m[name] = dir
+		fi.byName[name] = dir
 	}
-	return m
+	return fi
+}
+
+// dir returns the directory of the import a file calls name.
+func (fi *fileImports) dir(g *GoCalls, name string) (string, bool) {
+	if d, ok := fi.byName[name]; ok {
+		return d, true
+	}
+	if !fi.checked {
+		fi.checked = true
+		for _, d := range fi.guessed {
+			if n := g.pkg(d, false).name; n != "" {
+				if _, taken := fi.byName[n]; !taken {
+					fi.byName[n] = d
+				}
+			}
+		}
+	}
+	d, ok := fi.byName[name]
+	return d, ok
 }
 
 // Calls resolves the calls in the body of the function or method declared
@@ -355,7 +395,7 @@ type callWalk struct {
 	g       *GoCalls
 	pkg     *goPkg
 	file    string
-	imports map[string]string
+	imports *fileImports
 	locals  map[string][]local
 	out     []GoCall
 	depth   int
@@ -444,7 +484,7 @@ func (c *callWalk) call(n *ast.CallExpr) {
 		c.callIdent(f, n)
 	case *ast.SelectorExpr:
 		c.called(f)
-		c.callSelector(f, n, "")
+		c.callSelector(f, n)
 	}
 }
 
@@ -476,7 +516,7 @@ func (c *callWalk) line(n ast.Node) int { return c.g.fset.Position(n.Pos()).Line
 
 // text is an expression as written, clipped.
 func (c *callWalk) text(e ast.Expr) string {
-	s := types2String(e)
+	s := types.ExprString(e)
 	if len(s) > 120 {
 		s = s[:120]
 	}
@@ -505,7 +545,7 @@ func (c *callWalk) isImport(id *ast.Ident) bool {
 	if _, ok := c.pkg.vars[id.Name]; ok {
 		return false
 	}
-	_, ok := c.imports[id.Name]
+	_, ok := c.imports.dir(c.g, id.Name)
 	return ok
 }
 
@@ -533,8 +573,7 @@ func (c *callWalk) callIdent(id *ast.Ident, n *ast.CallExpr) {
 	if _, ok := c.pkg.types[name]; ok {
 		return // a conversion
 	}
-	if v, ok := c.pkg.vars[name]; ok {
-		_ = v
+	if _, ok := c.pkg.vars[name]; ok {
 		c.add(GoCall{Name: name, Line: c.line(id), Text: c.text(n.Fun), Kind: "func value", Reason: "a call of a package-level function variable"})
 		return
 	}
@@ -544,11 +583,11 @@ func (c *callWalk) callIdent(id *ast.Ident, n *ast.CallExpr) {
 	c.add(GoCall{Name: name, Line: c.line(id), Text: c.text(n.Fun), Kind: "function", Reason: "not declared in the package's files for this build"})
 }
 
-func (c *callWalk) callSelector(s *ast.SelectorExpr, n *ast.CallExpr, _ string) {
+func (c *callWalk) callSelector(s *ast.SelectorExpr, n *ast.CallExpr) {
 	name := s.Sel.Name
 	gc := GoCall{Name: name, Line: c.line(s.Sel), Text: c.text(n.Fun)}
 	if id, ok := s.X.(*ast.Ident); ok && c.isImport(id) {
-		dir := c.imports[id.Name]
+		dir, _ := c.imports.dir(c.g, id.Name)
 		if dir == "" {
 			gc.Kind, gc.External = "function", true
 			gc.Reason = "in package " + id.Name + ", outside the repository"
@@ -579,8 +618,7 @@ func (c *callWalk) callSelector(s *ast.SelectorExpr, n *ast.CallExpr, _ string) 
 		c.add(gc)
 		return
 	}
-	if ft, found := c.g.field(t, name, 0); found {
-		_ = ft
+	if _, found := c.g.field(t, name, 0); found {
 		gc.Kind, gc.Reason = "func value", "a call of a field of function type"
 		c.add(gc)
 		return
@@ -687,42 +725,26 @@ func (g *GoCalls) field(t typeRef, name string, depth int) (typeRef, bool) {
 // typeExpr resolves a type expression written in a file of package p to
 // a named type.
 func (g *GoCalls) typeExpr(p *goPkg, file string, e ast.Expr) (typeRef, bool) {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			if _, ok := p.types[x.Name]; ok {
-				return typeRef{dir: p.dir, name: x.Name}, true
-			}
-			return typeRef{}, false
-		case *ast.SelectorExpr:
-			id, ok := x.X.(*ast.Ident)
-			if !ok {
-				return typeRef{}, false
-			}
-			af := p.files[file]
-			if af == nil {
-				return typeRef{}, false
-			}
-			dir, ok := g.importsOf(file, af)[id.Name]
-			if !ok || dir == "" {
-				return typeRef{}, false
-			}
-			if _, ok := g.pkg(dir, false).types[x.Sel.Name]; !ok {
-				return typeRef{}, false
-			}
-			return typeRef{dir: dir, name: x.Sel.Name}, true
-		default:
+	switch x := baseType(e).(type) {
+	case *ast.Ident:
+		if _, ok := p.types[x.Name]; ok {
+			return typeRef{dir: p.dir, name: x.Name}, true
+		}
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		af := p.files[file]
+		if !ok || af == nil {
 			return typeRef{}, false
 		}
+		dir, ok := g.importsOf(file, af).dir(g, id.Name)
+		if !ok || dir == "" {
+			return typeRef{}, false
+		}
+		if _, ok := g.pkg(dir, false).types[x.Sel.Name]; ok {
+			return typeRef{dir: dir, name: x.Sel.Name}, true
+		}
 	}
+	return typeRef{}, false
 }
 
 // typeOf is the named type of an expression in the caller's body, when
@@ -770,7 +792,7 @@ func (c *callWalk) typeOf(e ast.Expr) (typeRef, bool) {
 		}
 	case *ast.SelectorExpr:
 		if id, ok := x.X.(*ast.Ident); ok && c.isImport(id) {
-			dir := c.imports[id.Name]
+			dir, _ := c.imports.dir(c.g, id.Name)
 			if dir == "" {
 				return typeRef{}, false
 			}
@@ -828,7 +850,7 @@ func (c *callWalk) valueType(v ast.Expr, idx int) (typeRef, bool) {
 		}
 	case *ast.SelectorExpr:
 		if id, ok := f.X.(*ast.Ident); ok && c.isImport(id) {
-			dir := c.imports[id.Name]
+			dir, _ := c.imports.dir(c.g, id.Name)
 			if dir == "" {
 				return typeRef{}, false
 			}
@@ -850,54 +872,4 @@ func (c *callWalk) valueType(v ast.Expr, idx int) (typeRef, bool) {
 		}
 	}
 	return typeRef{}, false
-}
-
-// types2String prints an expression compactly (go/types.ExprString's
-// shape, without importing go/types).
-func types2String(e ast.Expr) string {
-	var b strings.Builder
-	var walk func(ast.Expr)
-	walk = func(e ast.Expr) {
-		switch x := e.(type) {
-		case *ast.Ident:
-			b.WriteString(x.Name)
-		case *ast.SelectorExpr:
-			walk(x.X)
-			b.WriteByte('.')
-			b.WriteString(x.Sel.Name)
-		case *ast.StarExpr:
-			b.WriteByte('*')
-			walk(x.X)
-		case *ast.ParenExpr:
-			b.WriteByte('(')
-			walk(x.X)
-			b.WriteByte(')')
-		case *ast.CallExpr:
-			walk(x.Fun)
-			b.WriteString("(…)")
-		case *ast.IndexExpr:
-			walk(x.X)
-			b.WriteString("[…]")
-		case *ast.UnaryExpr:
-			b.WriteString(x.Op.String())
-			walk(x.X)
-		case *ast.CompositeLit:
-			if x.Type != nil {
-				walk(x.Type)
-			}
-			b.WriteString("{…}")
-		case *ast.TypeAssertExpr:
-			walk(x.X)
-			b.WriteString(".(…)")
-		default:
-			b.WriteString("…")
-		}
-	}
-	walk(e)
-	return b.String()
-}
-
-// SortGoFiles orders files by path (a loader's helper).
-func SortGoFiles(fs []GoFile) {
-	sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 }
