@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,8 @@ const maxNameRows = 5000
 // with their confidence and resolution set:
 //
 //  1. the definitions whose scope (package or path, enclosing types; see
-//     graph.Scope) ends in the lookup's qualifiers, same-case name;
+//     graph.Scope; the root directory's name counts as the outermost
+//     package) ends in the lookup's qualifiers, same-case name;
 //  2. those whose scope holds the qualifiers loosely (graph.MatchLoose);
 //  3. only when neither exists, the same-case name whatever its scope,
 //     and only when no same-case name exists, case-insensitive ones.
@@ -64,6 +66,7 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 		}
 	}
 	spans := newSpanCache(ctx, db)
+	rootName := filepath.Base(e.root)
 	seen := map[string]bool{}
 	var all []defCandidate
 	for _, r := range rows {
@@ -82,6 +85,11 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 		c.caseExact = r.Name == lk.Name || strings.ReplaceAll(r.Name, " ", "") == lk.Name
 		scope := graph.Scope(r.Path, r.Language, r.Symbol, r.Breadcrumb)
 		c.match = graph.MatchScope(lk.Quals, scope)
+		if c.match != graph.MatchExact && rootName != "" {
+			// A repository that is one package (pygments/, indexed as
+			// the root) is qualified by the root's own name.
+			c.match = max(c.match, graph.MatchScope(lk.Quals, append([]string{rootName}, scope...)))
+		}
 		c.scope, c.full = len(scope), len(lk.Quals) > 0 && len(scope) == len(lk.Quals)
 		c.test = isTestPath(r.Path)
 		c.near = pathNearness(hintPath, r.Path)
