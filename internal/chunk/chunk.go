@@ -40,7 +40,12 @@ package chunk
 //	   operators, and C# operators, are definitions (were filler).
 //	4: Name is the last segment of a qualified definition name
 //	   (defmodule Phoenix.Channel: Channel; was Phoenix.Channel).
-const Version = 4
+//	5: declarations without a body (interface, trait and abstract
+//	   methods, C and C++ prototypes) are reported as [Decl]s;
+//	   JavaScript "obj.m = function" assignments are functions; C and
+//	   C++ specifier macros (FMT_API, UV_EXTERN) and lone macro lines
+//	   (FMT_BEGIN_NAMESPACE) no longer derail the parse.
+const Version = 5
 
 // Kind names what a chunk holds.
 type Kind string
@@ -100,4 +105,29 @@ type Chunk struct {
 	// pieces keep the Symbol, Kind, Breadcrumb and Signature of the whole,
 	// and only the first carries the Doc.
 	Part int
+}
+
+// Decl is a declaration that is not a chunk of its own: a member without a
+// body (an interface, trait or abstract method, a C++ member prototype), a
+// C or C++ prototype, or a second name an assignment gives a function
+// (JavaScript "a.x = a.y = function"). Its lines lie inside some chunk
+// (usually its container's); it exists so that a definition lookup finds
+// the name where it is declared.
+type Decl struct {
+	// Kind, Symbol, Name and Breadcrumb are as in [Chunk]: "method",
+	// "HttpCacheStorage.find", "find", "io > ktor > HttpCacheStorage".
+	Kind       Kind
+	Symbol     string
+	Name       string
+	Breadcrumb string
+	// StartLine and EndLine are 1-based and inclusive: the declaration's
+	// own lines, without its doc comment.
+	StartLine, EndLine int
+}
+
+// File is everything the chunker reads from one file: its chunks, sorted
+// by StartByte, and its declarations that are not chunks, in line order.
+type File struct {
+	Chunks []Chunk
+	Decls  []Decl
 }

@@ -1,8 +1,10 @@
 package chunk
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,8 +104,15 @@ var debugChecks = false
 // parseBudget) is cut into line windows. An empty or blank file has no
 // chunks.
 func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]Chunk, error) {
+	f, err := c.ChunkFile(ctx, path, lang, src)
+	return f.Chunks, err
+}
+
+// ChunkFile is [Chunker.Chunk] that also returns the file's declarations
+// that are not chunks (see [Decl]). Errors are Chunk's.
+func (c *Chunker) ChunkFile(ctx context.Context, path, lang string, src []byte) (File, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return File{}, err
 	}
 	w := c.walkers.Get().(*walker)
 	defer func() {
@@ -112,14 +121,18 @@ func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]C
 	}()
 	w.reset(src, c.opts)
 	if w.li.trimmedEmpty() {
-		return nil, nil
+		return File{}, nil
 	}
 	switch s := specs[lang]; {
 	case s != nil:
-		tree, err := c.parse(ctx, s, src)
+		parsed := src
+		if s.mask != nil {
+			parsed = s.mask(src)
+		}
+		tree, err := c.parse(ctx, s, parsed)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return File{}, ctx.Err()
 			}
 			w.windows(0, w.li.count()-1, nil, KindWindow)
 			break
@@ -138,10 +151,11 @@ func (c *Chunker) Chunk(ctx context.Context, path, lang string, src []byte) ([]C
 			panic(fmt.Sprintf("chunk %s (%s): %v", path, lang, err))
 		}
 		w.out = w.out[:0]
+		w.decls = w.decls[:0]
 		w.cur = 0
 		w.windows(0, w.li.count()-1, nil, KindWindow)
 	}
-	return w.chunks(), nil
+	return File{Chunks: w.chunks(), Decls: w.declList()}, nil
 }
 
 // parseBudget is how long tree-sitter may take to parse a file of n bytes:
@@ -264,6 +278,16 @@ func (w *walker) check() error {
 		prev = p.last
 	}
 	return nil
+}
+
+// declList returns the recorded declarations in line order.
+func (w *walker) declList() []Decl {
+	if len(w.decls) == 0 {
+		return nil
+	}
+	ds := slices.Clone(w.decls)
+	slices.SortStableFunc(ds, func(a, b Decl) int { return cmp.Compare(a.StartLine, b.StartLine) })
+	return ds
 }
 
 // chunks converts the pieces into chunks.

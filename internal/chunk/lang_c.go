@@ -1,7 +1,9 @@
 package chunk
 
 import (
+	"bytes"
 	"maps"
+	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -19,6 +21,7 @@ var cTypes = map[string]nodeClass{
 	"enum_specifier":         custom(KindEnum),
 	"type_definition":        custom(KindType),
 	"declaration":            custom(KindVar),
+	"field_declaration":      custom(KindVar),
 	"preproc_def":            custom(KindMacro),
 	"preproc_function_def":   custom(KindMacro),
 	"preproc_if":             transparent(),
@@ -50,15 +53,17 @@ func init() {
 		id      string
 		grammar func() *sitter.Language
 		types   map[string]nodeClass
+		mask    func([]byte) []byte
 	}{
-		{discover.LangC, c.GetLanguage, cTypes},
-		{discover.LangCPP, cpp.GetLanguage, cppTypes},
+		{discover.LangC, c.GetLanguage, cTypes, func(src []byte) []byte { return cMaskMacros(src, false) }},
+		{discover.LangCPP, cpp.GetLanguage, cppTypes, func(src []byte) []byte { return cMaskMacros(src, true) }},
 	} {
 		register(&langSpec{
 			id:           l.id,
 			grammar:      l.grammar,
 			types:        l.types,
 			resolve:      cResolve,
+			mask:         l.mask,
 			lineComments: cComments.line,
 			blockStart:   cComments.start,
 			blockEnd:     cComments.end,
@@ -92,6 +97,9 @@ func cResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) {
 		if d.body == nil {
 			return d, false // a forward declaration or a use of the type
 		}
+		// A specialization "struct is_char<char> : std::true_type" is
+		// named by its template: is_char.
+		d.name = baseTypeName(d.name)
 		d.members = n
 		d.container = cls.container
 		d.finish()
@@ -109,13 +117,23 @@ func cResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) {
 			}
 		}
 		return d, d.name != ""
-	case "declaration":
-		// Prototypes and one-line globals are small statements; a
-		// declaration spanning lines (a table) is a variable.
-		if !w.multiLine(n) {
+	case "declaration", "field_declaration":
+		// A prototype is a declaration (filler, recorded as a Decl); a
+		// one-line global is a small statement; a declaration spanning
+		// lines (a table) is a variable.
+		decl := n.ChildByFieldName("declarator")
+		if isPrototype(decl) {
+			d := def{node: n, kind: KindFunction, decl: true}
+			name, qual := cDeclName(w, decl)
+			if name == "" || qual != "" {
+				return def{}, false // a friend or a redeclaration elsewhere
+			}
+			d.name = name
+			return d, true
+		}
+		if cls.typ == "field_declaration" || !w.multiLine(n) {
 			return def{}, false
 		}
-		decl := n.ChildByFieldName("declarator")
 		if decl == nil || decl.Type() == "function_declarator" {
 			return def{}, false
 		}
@@ -139,6 +157,26 @@ func cResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) {
 		return d, d.body != nil
 	}
 	return defaultResolve(w, n, cls, sc)
+}
+
+// isPrototype reports whether a declarator declares a function ("f(int)",
+// "*f(void)", "&at(size_t)"), not a variable of function pointer type
+// ("(*fp)(int)").
+func isPrototype(n *sitter.Node) bool {
+	for i := 0; n != nil && i < 8; i++ {
+		switch n.Type() {
+		case "function_declarator":
+			d := n.ChildByFieldName("declarator")
+			return d != nil && d.Type() != "parenthesized_declarator"
+		case "pointer_declarator":
+			n = n.ChildByFieldName("declarator")
+		case "reference_declarator":
+			n = firstNamed(n)
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // cDeclName digs the declared name out of a C declarator ("*(*f)(int)",
@@ -182,4 +220,151 @@ func joinScope(a, b string) string {
 		return b
 	}
 	return a + "::" + b
+}
+
+// cMaskMacros blanks, in a copy of a C or C++ file, the macros that
+// tree-sitter cannot read because it does not expand them: words in
+// capitals with an underscore (FMT_API, UV_EXTERN, FMT_CONSTEXPR20) that
+// stand where a specifier goes, before a declaration's type and name
+// ("FMT_API void close();", "static FMT_INLINE auto f(") or after
+// class/struct ("class FMT_API format_error"), and such a word alone on
+// its line (FMT_BEGIN_NAMESPACE, Q_OBJECT). Left as they are, the grammar
+// takes the macro for the type and the real type for the name, or opens
+// an error node that swallows the definitions after it. Preprocessor
+// lines are left alone. In C++ (cpp) a macro before a constructor or
+// destructor ("FMT_CONSTEXPR buffer(grow_fun g)") is blanked too. It
+// returns src itself when nothing is blanked.
+func cMaskMacros(src []byte, cpp bool) []byte {
+	var out []byte
+	lineStart, directive := true, false
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\n':
+			// A directive continues past a backslash-newline.
+			if !(directive && i > 0 && src[i-1] == '\\') {
+				directive = false
+			}
+			lineStart = true
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+			continue
+		case c == '#' && lineStart:
+			directive = true
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return orSrc(out, src)
+			}
+			i += e + 4
+			continue
+		case c == '"' || c == '\'':
+			i = skipQuoted(src, i)
+			lineStart = false
+			continue
+		}
+		atLine := lineStart
+		lineStart = false
+		if directive || !isIdentStart(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(src) && isIdentByte(src[j]) {
+			j++
+		}
+		if i > 0 && isIdentByte(src[i-1]) || !macroWord(src[i:j]) || !maskable(src, i, j, atLine, cpp) {
+			i = j
+			continue
+		}
+		if out == nil {
+			out = bytes.Clone(src)
+		}
+		for k := i; k < j; k++ {
+			out[k] = ' '
+		}
+		i = j
+	}
+	return orSrc(out, src)
+}
+
+func orSrc(out, src []byte) []byte {
+	if out == nil {
+		return src
+	}
+	return out
+}
+
+// macroWord: capitals, digits and underscores, with an underscore inside
+// and a capital first (FMT_API; not FILE, DWORD or _M).
+func macroWord(w []byte) bool {
+	if len(w) < 4 || w[0] < 'A' || w[0] > 'Z' || w[len(w)-1] == '_' {
+		return false
+	}
+	under := false
+	for _, c := range w {
+		switch {
+		case c == '_':
+			under = true
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return under
+}
+
+var (
+	// A declaration follows: a type (maybe qualified, templated or
+	// pointer) and then a name and its parameter list, or more
+	// specifiers. Anchored at the end of the macro word.
+	cAfterSpecifier      = regexp.MustCompile(`^\s+(?:[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[\s*&]+)+(?:operator\b|~?[A-Za-z_]\w*\s*\()`)
+	cppBeforeConstructor = regexp.MustCompile(`^\s+~?[A-Za-z_]\w*\s*\(`)
+	cAloneOnLine         = regexp.MustCompile(`^[ \t]*;?[ \t]*(?:\r?\n|$)`)
+	cAfterClass          = regexp.MustCompile(`(?:class|struct|union)\s+$`)
+)
+
+// maskable reports whether the macro word src[i:j] stands as a specifier
+// or alone on its line.
+func maskable(src []byte, i, j int, atLine, cpp bool) bool {
+	rest := src[j:min(len(src), j+400)]
+	if atLine && cAloneOnLine.Match(rest) {
+		return true
+	}
+	if cAfterSpecifier.Match(rest) || cpp && cppBeforeConstructor.Match(rest) {
+		return true
+	}
+	before := src[max(0, i-16):i]
+	if !cAfterClass.Match(before) || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' {
+		return false
+	}
+	next := bytes.TrimLeft(rest, " \t")
+	return len(next) > 0 && isIdentStart(next[0])
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+func isIdentByte(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// skipQuoted returns the index after the string or character literal
+// starting at src[i] (at the end of its line when it is not closed).
+func skipQuoted(src []byte, i int) int {
+	q := src[i]
+	for i++; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case q:
+			return i + 1
+		case '\n':
+			return i
+		}
+	}
+	return i
 }

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"maps"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -23,6 +24,9 @@ var jsTypes = map[string]nodeClass{
 	"export_statement":               wrapper(),
 	"lexical_declaration":            custom(KindConst),
 	"variable_declaration":           custom(KindVar),
+	// "obj.m = function () {}" at top level defines obj.m.
+	"expression_statement":  wrapper(),
+	"assignment_expression": custom(KindFunction),
 }
 
 var tsTypes = func() map[string]nodeClass {
@@ -36,8 +40,8 @@ var tsTypes = func() map[string]nodeClass {
 		"module":                     containerOf(KindModule),
 		"statement_block":            body(),
 		"ambient_declaration":        wrapper(),
-		// "namespace X { }" parses as an expression statement.
-		"expression_statement": wrapper(),
+		// "namespace X { }" parses as an expression statement, which
+		// jsTypes already wraps.
 	})
 	return m
 }()
@@ -68,6 +72,8 @@ func jsResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) 
 	switch cls.typ {
 	case "lexical_declaration", "variable_declaration":
 		return jsDeclaration(w, n, cls, sc)
+	case "assignment_expression":
+		return jsAssignment(w, n, sc)
 	case "module":
 		d, ok := defaultResolve(w, n, cls, sc)
 		d.name = strings.Trim(d.name, `"'`)
@@ -112,4 +118,97 @@ func jsDeclaration(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bo
 	}
 	d.body = value
 	return d, true
+}
+
+// jsAssignment resolves "obj.m = function () {}", "Foo.prototype.m = () =>
+// {}", "exports.f = function f() {}" and chains such as "req.get =
+// req.header = function header() {}" as a function (a class for "obj.K =
+// class {}") whose symbol is the assigned name as written, without a
+// leading "module.exports." or "exports." (those name the file's module,
+// which the lookup reads from its path). A chain's further names become
+// aliases. Any other assignment is filler.
+func jsAssignment(w *walker, n *sitter.Node, sc *scope) (def, bool) {
+	var lefts []*sitter.Node
+	right := n
+	for i := 0; right != nil && right.Type() == "assignment_expression" && i < 8; i++ {
+		lefts = append(lefts, right.ChildByFieldName("left"))
+		right = right.ChildByFieldName("right")
+	}
+	if right == nil {
+		return def{}, false
+	}
+	d := def{node: n, kind: KindFunction}
+	switch right.Type() {
+	case "function_expression", "function", "arrow_function", "generator_function", "generator_function_expression":
+		d.body = right.ChildByFieldName("body")
+	case "class", "class_expression":
+		d.kind = KindClass
+		d.body = right.ChildByFieldName("body")
+		d.container, d.members, d.qualifies = d.body != nil, right, true
+	default:
+		return def{}, false
+	}
+	for _, l := range lefts {
+		sym := jsAssignedName(w, l)
+		if sym == "" {
+			// "module.exports = function name() {}" is named by the
+			// function.
+			if l == lefts[len(lefts)-1] && d.symbol == "" {
+				sym = w.fieldText(right, "name")
+			}
+			if sym == "" {
+				continue
+			}
+		}
+		if d.symbol == "" {
+			d.symbol, d.name = sym, bareName(sym)
+			if d.kind == KindFunction && strings.Contains(sym, ".prototype.") {
+				d.kind = KindMethod
+			}
+			continue
+		}
+		first, last := w.nodeSpan(l)
+		d.aliases = append(d.aliases, Decl{Symbol: sym, Name: bareName(sym), StartLine: first + 1, EndLine: last + 1})
+	}
+	return d, d.symbol != ""
+}
+
+// jsAssignedName returns the dotted name an assignment's left side writes
+// ("app.render", "View.prototype.render"), without a leading
+// "module.exports." or "exports."; "" for anything else (a subscript, a
+// destructuring pattern, module.exports itself).
+func jsAssignedName(w *walker, l *sitter.Node) string {
+	if l == nil {
+		return ""
+	}
+	var parts []string
+	for i := 0; l != nil && i < 8; i++ {
+		switch l.Type() {
+		case "identifier", "this":
+			parts = append(parts, w.text(l))
+			l = nil
+		case "member_expression":
+			p := l.ChildByFieldName("property")
+			if p == nil || p.Type() != "property_identifier" {
+				return ""
+			}
+			parts = append(parts, w.text(p))
+			l = l.ChildByFieldName("object")
+		default:
+			return ""
+		}
+	}
+	if l != nil {
+		return ""
+	}
+	slices.Reverse(parts)
+	switch {
+	case len(parts) >= 2 && parts[0] == "module" && parts[1] == "exports":
+		parts = parts[2:]
+	case len(parts) >= 1 && parts[0] == "exports":
+		parts = parts[1:]
+	case len(parts) >= 1 && parts[0] == "this":
+		return ""
+	}
+	return strings.Join(parts, ".")
 }

@@ -48,9 +48,27 @@ func rubyResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool
 	d, ok := defaultResolve(w, n, cls, sc)
 	// An empty "def x; end" is still a method.
 	d.bodiless = false
+	if cls.typ == "method" && sc.qual != "" && !inSingletonClass(n) {
+		// An instance method is written Base#call, a class method
+		// (def self.call, or in class << self) Base.call.
+		d.symbol = sc.qual + "#" + d.name
+	}
 	if cls.container {
 		d.container, d.members = true, n
 		d.finish()
 	}
 	return d, ok
+}
+
+// inSingletonClass reports whether the method n is defined inside
+// "class << self".
+func inSingletonClass(n *sitter.Node) bool {
+	p := n.Parent()
+	for i := 0; p != nil && i < 2; i++ {
+		if p.Type() == "singleton_class" {
+			return true
+		}
+		p = p.Parent()
+	}
+	return false
 }

@@ -125,13 +125,13 @@ var langCases = []struct {
 	{lang: "ruby", want: []brief{
 		{Kind: KindModule, Symbol: "Sinatra", Name: "Sinatra", Start: 3, End: 3},
 		{Kind: KindClass, Symbol: "Base", Name: "Base", Crumb: "Sinatra", Start: 4, End: 6, Part: 1, Doc: "Base is the application class."},
-		{Kind: KindMethod, Symbol: "Base.initialize", Name: "initialize", Crumb: "Sinatra > Base", Start: 8, End: 11, Doc: "Creates an app."},
-		{Kind: KindMethod, Symbol: "Base.call", Name: "call", Crumb: "Sinatra > Base", Start: 13, End: 17, Doc: "call handles a Rack request."},
+		{Kind: KindMethod, Symbol: "Base#initialize", Name: "initialize", Crumb: "Sinatra > Base", Start: 8, End: 11, Doc: "Creates an app."},
+		{Kind: KindMethod, Symbol: "Base#call", Name: "call", Crumb: "Sinatra > Base", Start: 13, End: 17, Doc: "call handles a Rack request."},
 		{Kind: KindMethod, Symbol: "Base.build", Name: "build", Crumb: "Sinatra > Base", Start: 19, End: 19},
 		{Kind: KindClass, Symbol: "Base", Name: "Base", Crumb: "Sinatra", Start: 21, End: 21, Part: 2},
 		{Kind: KindMethod, Symbol: "Base.settings", Name: "settings", Crumb: "Sinatra > Base", Start: 22, End: 24},
 		{Kind: KindClass, Symbol: "Base", Name: "Base", Crumb: "Sinatra", Start: 25, End: 27, Part: 3},
-		{Kind: KindMethod, Symbol: "Base.log", Name: "log", Crumb: "Sinatra > Base", Start: 29, End: 33},
+		{Kind: KindMethod, Symbol: "Base#log", Name: "log", Crumb: "Sinatra > Base", Start: 29, End: 33},
 		{Kind: KindFunction, Symbol: "run!", Name: "run!", Start: 35, End: 38, Doc: "helper at top level"},
 	}},
 	{lang: "php", want: []brief{

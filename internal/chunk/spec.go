@@ -87,6 +87,13 @@ type def struct {
 	// bodiless marks a function-like definition without a body (an
 	// abstract method, a prototype): inside containers it is filler.
 	bodiless bool
+	// decl marks a declaration that is never a chunk, wherever it
+	// stands (a C prototype): it is filler, recorded as a Decl.
+	decl bool
+	// aliases are more names the definition is given ("a.x = a.y =
+	// function"): Symbol, Name and lines set, recorded as Decls with the
+	// definition's kind and breadcrumb.
+	aliases []Decl
 	// transparent: the node is not one definition but holds several
 	// (a Go type ( ... ) group); its children are walked in place.
 	transparent bool
@@ -114,6 +121,11 @@ type langSpec struct {
 	notDoc       []string
 	// blockStart and blockEnd delimit block comments ("/*", "*/").
 	blockStart, blockEnd string
+	// mask, when set, returns the bytes tree-sitter parses instead of
+	// the file's: the same length and lines, with constructs the grammar
+	// misreads blanked (C and C++ specifier macros). Chunk text, names
+	// and signatures still come from the file.
+	mask func(src []byte) []byte
 	// closers are words that may end a construct (Ruby "end"): a group of
 	// lines holding only closers and punctuation joins the chunk above.
 	closers []string

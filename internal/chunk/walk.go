@@ -56,6 +56,8 @@ type walker struct {
 	src  []byte
 	li   lineIndex
 	out  []piece
+	// decls are the declarations met that are not chunks (see Decl).
+	decls []Decl
 	// cur is the first line that no emitted piece owns.
 	cur int
 	// hard is the last line that holds non-comment content already
@@ -76,6 +78,7 @@ func (w *walker) reset(src []byte, opts Options) {
 	w.src = src
 	w.li.reset(src)
 	w.out = w.out[:0]
+	w.decls = w.decls[:0]
 	w.cur, w.hard = 0, -1
 	w.fill = fillGroup{}
 	w.attrStart, w.attrDoc = -1, ""
@@ -91,6 +94,8 @@ func (w *walker) release() {
 	w.attrDoc = ""
 	clear(w.out) // metas hold strings from the file
 	w.out = w.out[:0]
+	clear(w.decls)
+	w.decls = w.decls[:0]
 	if cap(w.li.starts) > keep {
 		w.li.starts = nil
 	}
@@ -244,9 +249,18 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 		case d.transparent:
 			ok = false
 		}
-		if ok && !(d.bodiless && sc.m != nil) {
+		if ok && (d.decl || d.bodiless && sc.m != nil) {
+			// A declaration without a body stays filler, and is
+			// recorded so that a lookup still finds it.
+			w.declare(d, sc, -1, -1)
+			ok = false
+		}
+		if ok {
 			w.define(n, first, last, d, sc)
 			w.attrStart, w.attrDoc = -1, ""
+			for _, a := range d.aliases {
+				w.declare(def{kind: d.kind, name: a.Name, symbol: a.Symbol, crumb: d.crumb}, sc, a.StartLine-1, a.EndLine-1)
+			}
 			return
 		}
 	}
@@ -458,6 +472,32 @@ func (w *walker) define(outer *sitter.Node, first, last int, d def, sc *scope) {
 		w.hard = max(w.hard, w.lastHard(start, last))
 	}
 	w.finishDef(from, m)
+}
+
+// declare records d, a declaration that is not a chunk, with its names
+// qualified the way define qualifies a chunk's, over lines first..last
+// (0-based; -1: d.node's).
+func (w *walker) declare(d def, sc *scope, first, last int) {
+	if first < 0 && d.node != nil {
+		first, last = w.nodeSpan(d.node)
+	}
+	if first < 0 || d.name == "" {
+		return
+	}
+	kind := d.kind
+	if kind == KindFunction && sc.method {
+		kind = KindMethod
+	}
+	name := oneLine([]byte(d.name), maxName)
+	sym := oneLine([]byte(d.symbol), maxName)
+	if sym == "" {
+		sym = joinQual(sc.qual, name)
+	}
+	w.decls = append(w.decls, Decl{
+		Kind: kind, Symbol: sym, Name: bareName(name),
+		Breadcrumb: joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName)),
+		StartLine:  first + 1, EndLine: last + 1,
+	})
 }
 
 // claim makes line start available to a definition: pending filler and

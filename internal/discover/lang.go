@@ -2,6 +2,7 @@ package discover
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -108,4 +109,24 @@ func Language(p string) string {
 		return l
 	}
 	return LangText
+}
+
+// cppMarker matches a line that only C++ writes: a template, a named
+// namespace, a class with a body or base list, an access specifier, or a
+// name from std::.
+var cppMarker = regexp.MustCompile(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*[{:]|(?:public|private|protected)[ \t]*:)|\bstd::\w`)
+
+// ContentLanguage refines lang, chosen by [Language] from the path, with
+// the file's content: a C header (.h) that uses C++ (templates,
+// namespaces, classes, access specifiers, std::) in its first 64 KiB is
+// [LangCPP], so that it is parsed with the C++ grammar. Any other lang is
+// returned as it is.
+func ContentLanguage(p, lang string, src []byte) string {
+	if lang != LangC || !strings.EqualFold(path.Ext(p), ".h") {
+		return lang
+	}
+	if cppMarker.Match(src[:min(len(src), 64<<10)]) {
+		return LangCPP
+	}
+	return lang
 }

@@ -93,3 +93,20 @@ func tree(t *testing.T, text string) string {
 	t.Helper()
 	return writeTree(t, parseArchive([]byte(text)))
 }
+
+func TestContentLanguage(t *testing.T) {
+	for _, c := range []struct {
+		path, src, want string
+	}{
+		{"fmt/base.h", "#pragma once\ntemplate <typename T> class buffer {};\n", LangCPP},
+		{"fmt/ns.h", "namespace fmt {\nint f();\n}\n", LangCPP},
+		{"fmt/cls.h", "class Widget : public Base {\n public:\n};\n", LangCPP},
+		{"uv.h", "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint uv_run(uv_loop_t* loop);\n", LangC},
+		{"uv.h", "/* a class of errors */\nstruct uv_err { int code; };\n", LangC},
+		{"main.c", "template <typename T> class X {};\n", LangC}, // only headers are judged by content
+	} {
+		if got := ContentLanguage(c.path, Language(c.path), []byte(c.src)); got != c.want {
+			t.Errorf("ContentLanguage(%s, %q) = %s, want %s", c.path, c.src, got, c.want)
+		}
+	}
+}
