@@ -442,11 +442,13 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	if reason, detail, skip := discover.Sniff(f.Path, src); skip {
 		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: reason, Detail: detail}}, nil
 	}
+	f.Language = discover.ContentLanguage(f.Path, f.Language, src)
 	masked := maskSecrets(keepSecrets, f.Path, src) // secrets.go
-	chunks, err := chunker.Chunk(ctx, f.Path, f.Language, src)
+	cf, err := chunker.ChunkFile(ctx, f.Path, f.Language, src)
 	if err != nil {
 		return fileResult{}, err
 	}
+	chunks := cf.Chunks
 	u := &store.Update{File: store.File{
 		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
 	}, Secrets: masked}
@@ -455,6 +457,11 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	}
 	for _, n := range graph.Names(f.Language, src) {
 		u.Names = append(u.Names, store.Name{Name: n.Name, Kind: n.Kind, Line: n.Line})
+	}
+	for _, d := range cf.Decls {
+		u.Names = append(u.Names, store.Name{
+			Name: d.Name, Kind: string(d.Kind), Line: d.StartLine, EndLine: d.EndLine, Symbol: d.Symbol, Breadcrumb: d.Breadcrumb,
+		})
 	}
 	pathTerms := strings.Join(analyze.TermList(f.Path), " ")
 	u.Chunks = make([]store.Chunk, len(chunks))

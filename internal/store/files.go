@@ -47,12 +47,14 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 		args = append(args, prefix, escapeLike(prefix)+"/%")
 	}
 	// Chunks that define a name, and the one-line names no such chunk
-	// covers.
+	// covers; not declarations without a body (names with a symbol),
+	// which a definition lookup finds but a listing of definitions
+	// leaves out.
 	q := `SELECT path, kind, symbol, name, start_line, end_line FROM (
   SELECT f.path, c.kind, c.symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1
   UNION ALL
   SELECT f.path, n.kind, n.name, n.name, n.line, n.line FROM names n JOIN files f ON f.id = n.file_id
-  WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
+  WHERE n.symbol = '' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
 ) WHERE 1` + where + ` ORDER BY path, start_line`
 	if limit > 0 {
 		q += ` LIMIT ?`
@@ -84,19 +86,24 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 // enums, type declarations, impl blocks and modules.
 var TypeKinds = []string{"class", "struct", "interface", "trait", "enum", "type", "impl", "module"}
 
-// NamesByName returns top-level one-line constants and variables named
-// one of names (ignoring case), as chunk rows spanning their one line
-// (StartByte and EndByte -1: read them by line), at most limit.
+// NamesByName returns the names (see Name: one-line constants and
+// variables, declarations without a body) named one of names (ignoring
+// case), as chunk rows spanning their own lines (StartByte and EndByte
+// -1: read them by line), at most limit.
 func (db *DB) NamesByName(ctx context.Context, names []string, limit int) ([]ChunkRow, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
 	args := append(stringArgs(names), limit)
-	q := `SELECT n.name, n.kind, n.line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
+	q := `SELECT n.name, n.kind, n.symbol, n.breadcrumb, n.line, n.end_line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
 WHERE n.name COLLATE NOCASE IN ` + placeholders(len(names)) + ` ORDER BY f.path, n.line LIMIT ?`
 	return collect(ctx, db.r, "names", q, args, func(rows *sql.Rows, r *ChunkRow) error {
-		err := rows.Scan(&r.Name, &r.Kind, &r.StartLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
-		r.Symbol, r.EndLine, r.StartByte, r.EndByte = r.Name, r.StartLine, -1, -1
+		err := rows.Scan(&r.Name, &r.Kind, &r.Symbol, &r.Breadcrumb, &r.StartLine, &r.EndLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
+		if r.Symbol == "" {
+			r.Symbol = r.Name
+		}
+		r.EndLine = max(r.EndLine, r.StartLine)
+		r.StartByte, r.EndByte = -1, -1
 		return err
 	})
 }

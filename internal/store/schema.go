@@ -126,6 +126,13 @@ CREATE TABLE secrets(
 );
 CREATE INDEX secrets_file ON secrets(file_id);
 `,
+	// Declarations without a body (chunk.Decl) join the names, with
+	// their qualified symbol, breadcrumb and last line.
+	7: `
+ALTER TABLE names ADD COLUMN symbol TEXT NOT NULL DEFAULT '';
+ALTER TABLE names ADD COLUMN breadcrumb TEXT NOT NULL DEFAULT '';
+ALTER TABLE names ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 func init() {

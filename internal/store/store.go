@@ -37,7 +37,8 @@ import (
 //	5: names: top-level one-line constants and variables.
 //	6: ctx's own BM25 index (postings, segments, dead, bm25_stats) replaces FTS5.
 //	7: secrets: the spans masked in each file's content before chunking.
-const SchemaVersion = 7
+//	8: names hold declarations without a body too (symbol, breadcrumb, end_line).
+const SchemaVersion = 8
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

@@ -66,11 +66,17 @@ type Update struct {
 	Skip *Skipped
 }
 
-// Name is a top-level constant or variable declared on one line.
+// Name is a definition no chunk is named by: a top-level constant or
+// variable declared on one line (graph.Names), or a declaration without a
+// body (chunk.Decl: an interface, trait or abstract method, a C prototype).
 type Name struct {
-	Name string
-	Kind string // const or var
-	Line int    // 1-based
+	Name string // the bare name
+	Kind string // const, var, function, method, ...
+	Line int    // 1-based, the first line
+	// Symbol and Breadcrumb are as in Chunk (empty: Name, top level);
+	// EndLine is the last line, 1-based (0: Line).
+	Symbol, Breadcrumb string
+	EndLine            int
 }
 
 // Import is one import statement of a file.
@@ -125,7 +131,7 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 	defer c4()
 	insImport, c5 := prep(`INSERT INTO imports(file_id, spec, line) VALUES(?,?,?)`)
 	defer c5()
-	insName, c6 := prep(`INSERT INTO names(file_id, name, kind, line) VALUES(?,?,?,?)`)
+	insName, c6 := prep(`INSERT INTO names(file_id, name, kind, line, symbol, breadcrumb, end_line) VALUES(?,?,?,?,?,?,?)`)
 	defer c6()
 	insSecret, c7 := prep(`INSERT INTO secrets(file_id, rule, line, start_byte, end_byte) VALUES(?,?,?,?,?)`)
 	defer c7()
@@ -185,7 +191,7 @@ ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, 
 			}
 		}
 		for _, n := range u.Names {
-			if _, err := insName(fileID, n.Name, n.Kind, n.Line); err != nil {
+			if _, err := insName(fileID, n.Name, n.Kind, n.Line, n.Symbol, n.Breadcrumb, max(n.EndLine, n.Line)); err != nil {
 				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
 			}
 		}
