@@ -47,8 +47,10 @@ definition the index holds in several chunks is one answer with its whole span.`
 			if asJSON {
 				return writeJSON(deps.IO.Out, map[string]any{"symbol": args[0], "definitions": nonNil(defs), "method": engine.LookupMethod})
 			}
-			if len(defs) == 0 && deps.IO.ErrTTY {
-				fmt.Fprintf(deps.IO.ErrOut, "no definition of %s\n", args[0])
+			if len(defs) == 0 {
+				// Said on stderr even when it is not a terminal: an
+				// agent must not read empty output as an answer.
+				fmt.Fprintf(deps.IO.ErrOut, "no definition of %s in the index of %s; check the spelling, try the bare name, or use ctx find\n", args[0], e.Root())
 			}
 			for _, d := range defs {
 				fmt.Fprintf(deps.IO.Out, "%s  L%d-L%d  %s %s  [%s %.2f]\n", d.Path, d.StartLine, d.EndLine, d.Kind, d.Symbol, d.Resolution, d.Confidence)

@@ -46,6 +46,8 @@ type Definition struct {
 	// defined once), "overload" (one of the overloads of one type),
 	// "ambiguous" (one of several definitions the lookup fits equally),
 	// "in-test" (fits, but in a test file while others outside tests do),
+	// "declaration" (a C or C++ prototype of a definition listed before
+	// it),
 	// "loose" (the qualifiers appear in its scope, not as its innermost
 	// names: a guess), "name-only" (no qualifier fits; the bare name
 	// does: a guess), "case-insensitive" (a guess).
@@ -262,13 +264,7 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	if q := graph.ParseLookup(l.caller.Symbol).Quals; len(q) > 0 {
 		container = q[len(q)-1]
 	}
-	innermost := func(d store.ChunkRow) string {
-		if d.Breadcrumb == "" {
-			return ""
-		}
-		parts := strings.Split(d.Breadcrumb, " > ")
-		return parts[len(parts)-1]
-	}
+	innermost := definitionOwner
 	switch {
 	case selfWords[qual]:
 		for _, d := range l.defs {
@@ -304,9 +300,10 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 		}
 		return def, 0, "the type of " + qual + " is not known without a type checker"
 	}
-	// A bare call: the caller's class, then its file, then its imports.
+	// A bare call: the caller's class (in languages where a bare name
+	// reaches the receiver's methods), then its file, then its imports.
 	for _, d := range l.defs {
-		if d.Path == from && container != "" && innermost(d) == container {
+		if implicitReceiver[l.caller.Language] && d.Path == from && container != "" && innermost(d) == container {
 			return d, 0.95, ""
 		}
 	}
@@ -342,6 +339,30 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 		}
 	}
 	return def, 0, fmt.Sprintf("%d definitions of this name, none in the caller's file, class or imports", len(l.defs))
+}
+
+// implicitReceiver are the languages where a bare call inside a method
+// may call another method of the same object (Java's foo() for
+// this.foo()); in Python, JavaScript, Go, Rust and PHP it never does.
+var implicitReceiver = map[string]bool{"java": true, "kotlin": true, "csharp": true, "cpp": true, "scala": true, "ruby": true, "swift": true, "dart": true}
+
+// definitionOwner returns the type or object a definition belongs to:
+// its breadcrumb's innermost name, else its symbol's last qualifier
+// ("res" for JavaScript's res.send, "View" for View.prototype.render);
+// "" for a top-level definition.
+func definitionOwner(d store.ChunkRow) string {
+	if d.Breadcrumb != "" {
+		parts := strings.Split(d.Breadcrumb, " > ")
+		return parts[len(parts)-1]
+	}
+	q := graph.ParseLookup(d.Symbol).Quals
+	if n := len(q); n > 1 && q[n-1] == "prototype" {
+		q = q[:n-1]
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return q[len(q)-1]
 }
 
 // importNames reports whether an import spec's last element is name:

@@ -15,14 +15,20 @@ import (
 // defCandidate is one definition a lookup may mean: its chunk widened to
 // the whole definition when the index holds it in parts.
 type defCandidate struct {
-	row        store.ChunkRow
-	parts      int  // indexed chunks it spans when split, else 0
-	scope      int  // names in its scope (graph.Scope)
-	full       bool // the lookup's qualifiers are its whole scope
-	match      graph.Match
-	caseExact  bool
-	test       bool
-	near       int
+	row       store.ChunkRow
+	parts     int  // indexed chunks it spans when split, else 0
+	scope     int  // names in its scope (graph.Scope)
+	full      bool // the lookup's qualifiers are its whole scope
+	match     graph.Match
+	caseExact bool
+	test      bool
+	near      int
+	// quals: how many of the lookup's qualifiers its scope holds (any
+	// order or case); orders the guesses.
+	quals int
+	// proto: a C or C++ prototype (a declaration without a body) of a
+	// name that a definition with a body also fits; it follows them.
+	proto      bool
 	conf       float64
 	resolution string
 }
@@ -91,10 +97,16 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 			c.match = max(c.match, graph.MatchScope(lk.Quals, append([]string{rootName}, scope...)))
 		}
 		c.scope, c.full = len(scope), len(lk.Quals) > 0 && len(scope) == len(lk.Quals)
+		for _, q := range lk.Quals {
+			if slices.ContainsFunc(scope, func(s string) bool { return strings.EqualFold(s, q) }) {
+				c.quals++
+			}
+		}
 		c.test = isTestPath(r.Path)
 		c.near = pathNearness(hintPath, r.Path)
 		all = append(all, c)
 	}
+	markPrototypes(all)
 	var exact, loose, rest, folded []defCandidate
 	for _, c := range all {
 		switch {
@@ -108,13 +120,25 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 			rest = append(rest, c)
 		}
 	}
+	exact, loose = splitBySeparator(lk, exact, loose)
 	order := func(cs []defCandidate) {
 		slices.SortStableFunc(cs, func(a, b defCandidate) int {
 			if c := cmp.Compare(b.near, a.near); c != 0 {
 				return c
 			}
+			// A guess that keeps some qualifiers ("detail::X::grow"
+			// for X::grow outside namespace detail) first.
+			if c := cmp.Compare(b.quals, a.quals); c != 0 {
+				return c
+			}
 			if a.test != b.test {
 				if a.test {
+					return 1
+				}
+				return -1
+			}
+			if a.proto != b.proto {
+				if a.proto {
 					return 1
 				}
 				return -1
@@ -162,7 +186,7 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 func rateExact(cs []defCandidate, qualified bool) {
 	primary := 0
 	for _, c := range cs {
-		if !c.test {
+		if !c.test && !c.proto {
 			primary++
 		}
 	}
@@ -198,6 +222,8 @@ func rateExact(cs []defCandidate, qualified bool) {
 	for i := range cs {
 		c := &cs[i]
 		switch {
+		case i >= primary && c.proto:
+			c.conf, c.resolution = 0.1, "declaration"
 		case i >= primary:
 			c.conf, c.resolution = 0.1, "in-test"
 		case primary == 1:
@@ -214,6 +240,54 @@ func rateExact(cs []defCandidate, qualified bool) {
 		default:
 			c.conf, c.resolution = round(0.9/float64(primary)), "ambiguous"
 		}
+	}
+}
+
+// splitBySeparator narrows exact matches by the separator before the
+// name where the language writes instance and class methods apart (Ruby:
+// "Base#call" is the instance method, "Base.call" and "Base::call" the
+// class method; the chunker writes symbols the same way): when exact
+// holds both kinds, those of the other kind move to loose.
+func splitBySeparator(lk graph.Lookup, exact, loose []defCandidate) ([]defCandidate, []defCandidate) {
+	if lk.Sep == "" || len(exact) < 2 {
+		return exact, loose
+	}
+	instance := func(c defCandidate) bool { return graph.ParseLookup(c.row.Symbol).Sep == "#" }
+	if !slices.ContainsFunc(exact, instance) {
+		return exact, loose
+	}
+	var keep, other []defCandidate
+	for _, c := range exact {
+		if instance(c) == (lk.Sep == "#") {
+			keep = append(keep, c)
+		} else {
+			c.match = graph.MatchLoose
+			other = append(other, c)
+		}
+	}
+	if len(keep) == 0 {
+		return exact, loose
+	}
+	return keep, append(other, loose...)
+}
+
+// markPrototypes marks the C and C++ prototypes (names rows of a
+// function kind: declarations without a body) among cs when a C or C++
+// definition with a body has the same name: the definition is the
+// answer, the prototype in the header a second place to look.
+func markPrototypes(cs []defCandidate) {
+	cLike := func(c defCandidate) bool { return c.row.Language == "c" || c.row.Language == "cpp" }
+	decl := func(c defCandidate) bool {
+		return c.row.StartByte < 0 && (c.row.Kind == "function" || c.row.Kind == "method")
+	}
+	bodies := map[string]bool{}
+	for _, c := range cs {
+		if cLike(c) && !decl(c) {
+			bodies[c.row.Name] = true
+		}
+	}
+	for i := range cs {
+		cs[i].proto = cLike(cs[i]) && decl(cs[i]) && bodies[cs[i].row.Name]
 	}
 }
 

@@ -153,3 +153,51 @@ func TestHierarchyNarrowsToThePackage(t *testing.T) {
 		t.Errorf("Hierarchy(other.Reader) subtypes = %+v, want Wrap only", h.Subtypes)
 	}
 }
+
+// TestDeclarationsAreDefinitions: an interface or trait method without a
+// body, a C prototype, a JavaScript "obj.m = function" and a chain's
+// second name are found by a definition lookup; a C prototype follows the
+// definition with a body; Ruby's Base#m and Base.m are told apart.
+func TestDeclarationsAreDefinitions(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "lib")
+	writeFile(t, root, "cache/Storage.java", "package cache;\n\npublic interface Storage {\n    Response find(String url);\n}\n")
+	writeFile(t, root, "cache/Memory.java", "package cache;\n\nclass Memory implements Storage {\n    public Response find(String url) {\n        return null;\n    }\n}\n")
+	writeFile(t, root, "ser/mod.rs", "pub trait Serializer {\n    fn serialize_str(self, v: &str);\n}\n")
+	writeFile(t, root, "uv/uv.h", "#define UV_EXTERN extern\n\nUV_EXTERN int uv_run(uv_loop_t* loop);\n")
+	writeFile(t, root, "uv/core.c", "int uv_run(uv_loop_t* loop) {\n  return 0;\n}\n")
+	writeFile(t, root, "web/response.js", "var res = {};\n\nres.set =\nres.header = function header(field, val) {\n  return this;\n};\n\nexports.normalizeType = function (type) {\n  return type;\n};\n")
+	writeFile(t, root, "app/base.rb", "class Base\n  def call(env)\n    env\n  end\n\n  def self.call(env)\n    new.call(env)\n  end\nend\n")
+	e := open(t, testConfig(t), root, nil)
+	index(t, e, engine.IndexOptions{})
+	for _, tc := range []struct {
+		symbol, path  string
+		line          int
+		resolution    string
+		confidence    float64
+		second, later string // the second answer's path and resolution, when one is wanted
+	}{
+		{symbol: "Storage.find", path: "cache/Storage.java", line: 4, resolution: "exact", confidence: 1},
+		{symbol: "Serializer::serialize_str", path: "ser/mod.rs", line: 2, resolution: "exact", confidence: 1},
+		{symbol: "uv_run", path: "uv/core.c", line: 1, resolution: "unique", confidence: 1, second: "uv/uv.h", later: "declaration"},
+		{symbol: "res.header", path: "web/response.js", line: 4, resolution: "exact", confidence: 1},
+		{symbol: "res.set", path: "web/response.js", line: 3, resolution: "exact", confidence: 1},
+		{symbol: "response.normalizeType", path: "web/response.js", line: 8, resolution: "exact", confidence: 1},
+		{symbol: "Base#call", path: "app/base.rb", line: 2, resolution: "exact", confidence: 1},
+		{symbol: "Base.call", path: "app/base.rb", line: 6, resolution: "exact", confidence: 1},
+	} {
+		defs, err := e.Definitions(t.Context(), tc.symbol, "", 5, false)
+		if err != nil || len(defs) == 0 {
+			t.Errorf("Definitions(%q) = %v, %v", tc.symbol, defs, err)
+			continue
+		}
+		d := defs[0]
+		if d.Path != tc.path || d.StartLine > tc.line || d.EndLine < tc.line || d.Resolution != tc.resolution || d.Confidence != tc.confidence {
+			t.Errorf("Definitions(%q)[0] = %s:%d-%d %s %.2f, want %s:%d %s %.2f", tc.symbol, d.Path, d.StartLine, d.EndLine,
+				d.Resolution, d.Confidence, tc.path, tc.line, tc.resolution, tc.confidence)
+		}
+		if tc.second != "" && (len(defs) < 2 || defs[1].Path != tc.second || defs[1].Resolution != tc.later) {
+			t.Errorf("Definitions(%q) = %+v, want %s (%s) second", tc.symbol, defs, tc.second, tc.later)
+		}
+	}
+}

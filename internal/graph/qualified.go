@@ -21,6 +21,10 @@ type Lookup struct {
 	// Quals are the qualifiers, outermost first: "net/http.Server.Shutdown"
 	// gives ["net", "http", "Server"].
 	Quals []string
+	// Sep is the separator written before Name when there are
+	// qualifiers: "#" (Ruby's instance method, "Base#call"), "::" or
+	// "."; empty otherwise.
+	Sep string
 }
 
 // generics matches a generic argument list: "<…>" or, after a name, "[…]".
@@ -44,7 +48,17 @@ func ParseLookup(symbol string) Lookup {
 	if len(parts) == 0 {
 		return Lookup{}
 	}
-	return Lookup{Name: parts[len(parts)-1], Quals: parts[:len(parts)-1]}
+	lk := Lookup{Name: parts[len(parts)-1], Quals: parts[:len(parts)-1]}
+	if len(lk.Quals) > 0 {
+		before := strings.TrimRight(s[:strings.LastIndex(s, lk.Name)], " ")
+		for _, sep := range []string{"#", "::", "."} {
+			if strings.HasSuffix(before, sep) {
+				lk.Sep = sep
+				break
+			}
+		}
+	}
+	return lk
 }
 
 // operatorRe finds an operator name: "operator" then its symbol.
