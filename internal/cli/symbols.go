@@ -73,22 +73,26 @@ func newRefsCmd(deps *Deps) *cobra.Command {
 		limit         int
 		asJSON, noDef bool
 		kinds         []string
+		hint          string
 	)
 	cmd := &cobra.Command{
 		Use:   "refs SYMBOL",
 		Short: "List the lines that use a symbol",
 		Long: `List every line that uses SYMBOL's bare name as a whole word (case-sensitive), found
 through the index and confirmed in the current file text, with the enclosing definition and a
-kind: call, import, definition or reference.`,
+kind: call, import, definition or reference. A qualified SYMBOL ("(*Server).Shutdown",
+"client.Retry") or --hint keeps the mentions of the definition it names: other same-named
+definitions are left out, and so are Go calls resolved to another declaration.`,
 		Example: `  ctx refs ReadMIMEHeader
-  ctx refs Retry --kind call --no-def`,
+  ctx refs Retry --kind call --no-def
+  ctx refs "(*conn).serve" --hint net/http --kind call`,
 		Args: exactArgs(1, "refs needs one SYMBOL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := deps.engine()
 			if err != nil {
 				return err
 			}
-			refs, err := e.References(cmd.Context(), engine.ReferenceQuery{Symbol: args[0], ExcludeDefinition: noDef, Kinds: kinds, Max: limit})
+			refs, err := e.References(cmd.Context(), engine.ReferenceQuery{Symbol: args[0], ExcludeDefinition: noDef, Kinds: kinds, Max: limit, Hint: hint})
 			if err != nil {
 				return err
 			}
@@ -109,6 +113,7 @@ kind: call, import, definition or reference.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	cmd.Flags().BoolVar(&noDef, "no-def", false, "leave out the defining lines")
 	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only these kinds: call, import, definition, reference")
+	cmd.Flags().StringVar(&hint, "hint", "", "a file or directory near the definition you mean")
 	return cmd
 }
 

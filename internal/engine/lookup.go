@@ -176,8 +176,9 @@ type Reference struct {
 	Kind string `json:"kind"`
 	// Definition is the definition the mention is linked to, as the
 	// path and first line of its chunk (which starts at its doc comment);
-	// Confidence in [0, 1] is how likely that link is: 0.9 and above
-	// through scope (the file, package, class or imports), 0.5 for a
+	// Confidence in [0, 1] is how likely that link is: 1 for a Go call
+	// resolved with go/ast (0.9 through an interface method), 0.9 and
+	// above through scope (the file, package, class or imports), 0.5 for a
 	// guess (the name's only definition, reached through a receiver whose
 	// type is unknown), 0 when not linked (see [linker]).
 	Definition string  `json:"definition,omitempty"`
@@ -386,14 +387,20 @@ type ReferenceQuery struct {
 	Scope string
 	// MinConfidence drops references linked with less confidence.
 	MinConfidence float64
+	// Hint, a file or directory, picks among same-named definitions as
+	// in [Engine.Definitions].
+	Hint string
 }
 
 // References returns whole-word, case-sensitive mentions of a symbol's
 // bare name, found through the full-text index and confirmed in the
-// current file text, ordered by path and line. Errors: those of a query
-// and an empty symbol.
+// current file text, ordered by path and line. A qualified symbol or a
+// hint narrows the definitions it means (see referenceTargets): other
+// same-named definitions are then left out, and so is a Go call that
+// go/ast resolves to another declaration or outside the repository.
+// Errors: those of a query and an empty symbol.
 func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference, error) {
-	name, quals := splitSymbol(q.Symbol)
+	name, _ := splitSymbol(q.Symbol)
 	if name == "" {
 		return nil, fmt.Errorf("symbol %q has no identifier in it", q.Symbol)
 	}
@@ -405,7 +412,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		return nil, err
 	}
 	defer release()
-	defs, err := v.db.ChunksByName(ctx, []string{name}, 50)
+	defs, err := v.db.ChunksByName(ctx, []string{name}, maxNameRows)
 	if err != nil {
 		return nil, err
 	}
@@ -417,22 +424,20 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			defChunks[d.ID] = true
 		}
 	}
-	var defRows []store.ChunkRow
-	for _, d := range defs {
-		if defChunks[d.ID] {
-			defRows = append(defRows, d)
-		}
+	// The definitions the lookup means: qualifiers and the hint choose
+	// among same-named ones as for Definitions ("(*Server).Serve").
+	targets, narrowed, err := e.referenceTargets(ctx, v.db, graph.ParseLookup(q.Symbol), q.Hint)
+	if err != nil {
+		return nil, err
 	}
-	if len(quals) > 0 {
-		// Qualifiers choose among the definitions ("(*Server).Serve").
-		exact := slices.DeleteFunc(slices.Clone(defRows), func(d store.ChunkRow) bool {
-			return graph.MatchScope(quals, graph.Scope(d.Path, d.Language, d.Symbol, d.Breadcrumb)) != graph.MatchExact
-		})
-		if len(exact) > 0 {
-			defRows = exact
-		}
+	var defRows []store.ChunkRow
+	targetChunk := map[int64]bool{}
+	for _, c := range targets {
+		defRows = append(defRows, c.row)
+		targetChunk[c.row.ID] = true
 	}
 	link := newLinker(ctx, v.db, defRows)
+	goLink := e.newGoRefLinker(ctx, v.db, defRows)
 	hits, err := v.db.SearchBM25(ctx, store.BM25Query{Terms: []string{strings.ToLower(name)}, Weights: store.BM25Weights{1, 0, 0, 1}, Limit: 2000})
 	if err != nil {
 		return nil, err
@@ -473,6 +478,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			continue
 		}
 		defPending := defChunks[r.ID]
+		otherDef := narrowed && defPending && !targetChunk[r.ID]
 		for ln := r.StartLine; ln <= r.EndLine && ln <= len(lines) && len(out) < q.Max; ln++ {
 			line := lines[ln-1]
 			col := wordIndex(line, name)
@@ -501,9 +507,22 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			}
 			if defPending && !isComment(line) {
 				kind, defPending = "definition", false
+				if otherDef {
+					continue // another definition of the name
+				}
 			}
 			if kind == "definition" && q.ExcludeDefinition {
 				continue
+			}
+			// A Go call resolved with go/ast: to one of the targets it
+			// is linked for sure; to another declaration, or outside the
+			// repository, it is not a reference to the symbol.
+			goDef, goConf, goKnown := "", 0.0, false
+			if kind == "call" || kind == "reference" {
+				goDef, goConf, goKnown = goLink.link(r.Path, ln, name)
+				if goKnown && goDef == "" {
+					continue
+				}
 			}
 			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind) {
 				continue
@@ -516,6 +535,9 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 				Language: r.Language, Enclosing: enclosing, Kind: kind})
 			ref := &out[len(out)-1]
 			ref.Definition, ref.Confidence = link.link(r.Path, r.Symbol, r.Language, string(line[max(0, col-64):col]))
+			if goKnown {
+				ref.Definition, ref.Confidence = goDef, goConf
+			}
 			if kind == "definition" {
 				ref.Definition, ref.Confidence = fmt.Sprintf("%s:%d", r.Path, ln), 1
 			}

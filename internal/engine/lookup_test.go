@@ -170,13 +170,34 @@ func TestReferenceLinks(t *testing.T) {
 	for _, r := range refs {
 		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Definition + " " + strconv.FormatFloat(r.Confidence, 'g', 3, 64)
 	}
+	// Go calls are resolved with go/ast: links are certain.
 	want := map[string]string{
-		"cmd/main.go:10":    "client/retry.go:5 0.95", // client.Retry, client imported
-		"other/retry.go:9":  "other/retry.go:5 0.95",  // same file
-		"other/retry.go:10": "client/retry.go:5 0.95", // qualified by an import: not the file's own
+		"cmd/main.go:10":    "client/retry.go:5 1", // client.Retry, client imported
+		"other/retry.go:9":  "other/retry.go:5 1",  // same package
+		"other/retry.go:10": "client/retry.go:5 1", // qualified by an import: not the package's own
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("call links (-want +got):\n%s", d)
+	}
+	// A qualified lookup keeps the mentions of its definition only: not
+	// other.Retry's definition line nor its call.
+	refs, err = e.References(t.Context(), engine.ReferenceQuery{Symbol: "client.Retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]string{}
+	for _, r := range refs {
+		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Kind
+	}
+	for _, k := range []string{"other/retry.go:6", "other/retry.go:9"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("client.Retry references list %s (other.Retry's): %v", k, got)
+		}
+	}
+	for _, k := range []string{"client/retry.go:5", "cmd/main.go:10", "other/retry.go:10"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("client.Retry references miss %s: %v", k, got)
+		}
 	}
 	refs, err = e.References(t.Context(), engine.ReferenceQuery{Symbol: "Retry", MinConfidence: 0.9})
 	if err != nil {

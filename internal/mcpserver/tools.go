@@ -231,7 +231,8 @@ func renderDefinitions(out DefinitionOutput) string {
 
 // ReferencesInput is the find_references request.
 type ReferencesInput struct {
-	Symbol            string  `json:"symbol" jsonschema:"the name whose uses you want, bare or qualified (the bare name is matched as a whole word, case-sensitively)"`
+	Symbol            string  `json:"symbol" jsonschema:"the name whose uses you want, bare or qualified (the bare name is matched as a whole word, case-sensitively; a qualified one such as (*Server).Shutdown keeps the uses of that definition only)"`
+	Hint              string  `json:"hint,omitempty" jsonschema:"a file or directory near the definition you mean, to pick among same-named ones"`
 	ExcludeDefinition bool    `json:"exclude_definition,omitempty" jsonschema:"leave out the lines that define the symbol"`
 	MaxResults        int     `json:"max_results,omitempty" jsonschema:"most references returned (default 50)"`
 	MinConfidence     float64 `json:"min_confidence,omitempty" jsonschema:"drop references less likely than this (0..1) to mean the symbol's definition in scope: 0.9 keeps mentions in its own file, its package and files that import it"`
@@ -272,7 +273,7 @@ func (s *Server) references(ctx context.Context, in ReferencesInput, kinds []str
 	if n <= 0 {
 		n = 50
 	}
-	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1, Scope: scope, MinConfidence: in.MinConfidence})
+	refs, err := e.References(ctx, engine.ReferenceQuery{Symbol: in.Symbol, ExcludeDefinition: in.ExcludeDefinition, Kinds: kinds, Max: n + 1, Scope: scope, MinConfidence: in.MinConfidence, Hint: in.Hint})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}

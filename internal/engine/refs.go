@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/graph"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// referenceTargets returns the definitions a references lookup means:
+// with qualifiers or a hint, the one resolveDefinitions rates 0.9 or
+// more when there is one, else every definition that fits exactly or
+// loosely (narrowed is then true: mentions are of these definitions, not
+// of every same-named one); a bare name without a hint means every
+// definition of the name.
+func (e *Engine) referenceTargets(ctx context.Context, db *store.DB, lk graph.Lookup, hint string) (targets []defCandidate, narrowed bool, err error) {
+	cands, err := e.resolveDefinitions(ctx, db, lk, hint)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []defCandidate
+	for _, c := range cands {
+		if c.row.StartByte >= 0 || c.row.Kind == "function" || c.row.Kind == "method" {
+			out = append(out, c)
+		}
+	}
+	if len(lk.Quals) == 0 && hint == "" {
+		return out, false, nil
+	}
+	if len(out) > 0 && out[0].conf >= 0.9 {
+		return out[:1], true, nil
+	}
+	var fit []defCandidate
+	for _, c := range out {
+		if c.resolution != "name-only" && c.resolution != "case-insensitive" {
+			fit = append(fit, c)
+		}
+	}
+	if len(fit) == 0 {
+		return out, false, nil // nothing fits the qualifiers: every definition
+	}
+	return fit, true, nil
+}
+
+// goRefLinker resolves Go call sites with graph.GoCalls (receivers,
+// fields, imports; see there) and says which of the targets each calls.
+type goRefLinker struct {
+	e       *Engine
+	calls   *graph.GoCalls
+	spans   *spanCache
+	targets []store.ChunkRow
+	// byLine caches each enclosing function's resolved calls, by file
+	// and line of the call's name.
+	byLine map[string][]graph.GoCall
+	// funcs are, by file, the line ranges of the calls of each function
+	// already resolved.
+	funcs map[string][][2]int
+}
+
+func (e *Engine) newGoRefLinker(ctx context.Context, db *store.DB, targets []store.ChunkRow) *goRefLinker {
+	l := &goRefLinker{e: e, spans: newSpanCache(ctx, db), targets: targets, byLine: map[string][]graph.GoCall{}, funcs: map[string][][2]int{}}
+	hasGo := false
+	for _, t := range targets {
+		hasGo = hasGo || t.Language == "go"
+	}
+	if !hasGo {
+		return l
+	}
+	imports := map[string]map[string]string{} // file → spec → target
+	l.calls = graph.NewGoCalls(func(dir string, tests bool) []graph.GoFile {
+		return e.goPackageFiles(ctx, db, dir, tests)
+	}, func(file, spec string) string {
+		m, ok := imports[file]
+		if !ok {
+			m = map[string]string{}
+			rows, _ := db.ImportsOf(ctx, file)
+			for _, r := range rows {
+				m[r.Spec] = r.Target
+			}
+			imports[file] = m
+		}
+		return m[spec]
+	})
+	return l
+}
+
+// link resolves the call of name on line ln (1-based) of the Go file
+// path. known is false when it cannot say (not Go, no target in Go, the
+// line is outside a function body, or the call did not resolve); else
+// def is the target it calls as "path:line" with its confidence (0.9
+// through an interface), or "" when it calls another declaration or
+// leaves the repository.
+func (l *goRefLinker) link(path string, ln int, name string) (def string, conf float64, known bool) {
+	if l.calls == nil || !strings.HasSuffix(path, ".go") {
+		return "", 0, false
+	}
+	key := fmt.Sprintf("%s:%d", path, ln)
+	calls, ok := l.byLine[key]
+	if !ok && !l.covered(path, ln) {
+		all, found := l.calls.Calls(path, ln)
+		if !found {
+			return "", 0, false
+		}
+		lo, hi := ln, ln
+		for _, c := range all {
+			k := fmt.Sprintf("%s:%d", path, c.Line)
+			l.byLine[k] = append(l.byLine[k], c)
+			lo, hi = min(lo, c.Line), max(hi, c.Line)
+		}
+		l.funcs[path] = append(l.funcs[path], [2]int{lo, hi})
+		calls = l.byLine[key]
+	}
+	for _, c := range calls {
+		if c.Name != name {
+			continue
+		}
+		switch {
+		case c.DeclFile != "":
+			loc, ok := l.spans.at(c.DeclFile, c.DeclLine)
+			if !ok {
+				return "", 0, false
+			}
+			for _, t := range l.targets {
+				if t.Path == loc.Path && t.StartLine == loc.StartLine {
+					conf := 1.0
+					if c.Kind == "interface method" {
+						conf = 0.9
+					}
+					return fmt.Sprintf("%s:%d", t.Path, t.StartLine), conf, true
+				}
+			}
+			return "", 0, true
+		case c.External:
+			return "", 0, true
+		}
+		return "", 0, false
+	}
+	return "", 0, false
+}
+
+// covered reports whether line ln of path lies in a function whose calls
+// were already resolved (so a line without a call of the name has none).
+func (l *goRefLinker) covered(path string, ln int) bool {
+	for _, r := range l.funcs[path] {
+		if r[0] <= ln && ln <= r[1] {
+			return true
+		}
+	}
+	return false
+}
