@@ -170,7 +170,7 @@ type Reference struct {
 	Enclosing string `json:"enclosing,omitempty"`
 	// Kind is "call" when a mention on the line is followed by "(" and
 	// the line does not declare it (a prototype, an abstract method, an
-	// overload signature), "import" when the line is an
+	// overload signature) and is not a comment, "import" when the line is an
 	// import/include/use statement, "definition" on the line that
 	// defines it, else "reference".
 	Kind string `json:"kind"`
@@ -196,6 +196,9 @@ type linker struct {
 	db      *store.DB
 	defs    []store.ChunkRow
 	imports map[string][]store.ImportRow // by importing file, cached
+	// others: definitions of the name outside tests that are not in defs
+	// (a qualified lookup chose among them); the 0.5 guess needs none.
+	others int
 }
 
 func newLinker(ctx context.Context, db *store.DB, defs []store.ChunkRow) *linker {
@@ -236,7 +239,7 @@ func (l *linker) link(from, enclosing, lang, before string) (string, float64) {
 // only returns the one definition of l.defs outside test files, if one.
 func (l *linker) only() (store.ChunkRow, bool) {
 	var one store.ChunkRow
-	n := 0
+	n := l.others
 	for _, d := range l.defs {
 		if !isTestPath(d.Path) {
 			one, n = d, n+1
@@ -437,6 +440,11 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		targetChunk[c.row.ID] = true
 	}
 	link := newLinker(ctx, v.db, defRows)
+	for id := range defChunks {
+		if !targetChunk[id] && !slices.ContainsFunc(defs, func(d store.ChunkRow) bool { return d.ID == id && isTestPath(d.Path) }) {
+			link.others++
+		}
+	}
 	goLink := e.newGoRefLinker(ctx, v.db, defRows)
 	hits, err := v.db.SearchBM25(ctx, store.BM25Query{Terms: []string{strings.ToLower(name)}, Weights: store.BM25Weights{1, 0, 0, 1}, Limit: 2000})
 	if err != nil {
@@ -491,7 +499,10 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			}
 			seen[key] = true
 			kind := refKind(line, col, col+len(name), r.Language)
-			if kind == "reference" {
+			if kind == "call" && isComment(line) {
+				kind = "reference" // "* res.send(...)" in a doc comment
+			}
+			if kind == "reference" && !isComment(line) {
 				// A later mention may be the call: label: label(cart).
 				for off := col + len(name); ; {
 					j := wordIndex(line[off:], name)
