@@ -400,7 +400,9 @@ type ReferenceQuery struct {
 // current file text, ordered by path and line. A qualified symbol or a
 // hint narrows the definitions it means (see referenceTargets): other
 // same-named definitions are then left out, and so is a Go call that
-// go/ast resolves to another declaration or outside the repository.
+// go/ast resolves to another declaration or outside the repository; for
+// Go definitions, so are mentions outside Go files and, for an
+// unexported name, outside its package's directory.
 // Errors: those of a query and an empty symbol.
 func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference, error) {
 	name, _ := splitSymbol(q.Symbol)
@@ -446,6 +448,18 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		}
 	}
 	goLink := e.newGoRefLinker(ctx, v.db, defRows)
+	// When the lookup named Go definitions only, a mention outside Go
+	// files is not a use, nor is a mention of an unexported name outside
+	// its package's directory.
+	goOnly, unexported := narrowed && len(defRows) > 0, false
+	goDirs := map[string]bool{}
+	for _, d := range defRows {
+		goOnly = goOnly && d.Language == "go"
+		goDirs[path.Dir(d.Path)] = true
+	}
+	if r, _ := utf8.DecodeRuneInString(name); goOnly && !unicode.IsUpper(r) {
+		unexported = true
+	}
 	hits, err := v.db.SearchBM25(ctx, store.BM25Query{Terms: []string{strings.ToLower(name)}, Weights: store.BM25Weights{1, 0, 0, 1}, Limit: 2000})
 	if err != nil {
 		return nil, err
@@ -473,6 +487,9 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 			break
 		}
 		if q.Scope != "" && !strings.HasPrefix(r.Path, q.Scope+"/") {
+			continue
+		}
+		if goOnly && r.Language != "go" || unexported && !goDirs[path.Dir(r.Path)] {
 			continue
 		}
 		if r.Path != srcPath {
