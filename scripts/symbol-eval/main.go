@@ -1,6 +1,6 @@
-// Command symbol-eval scores `ctx def`, `ctx callees` and `ctx hierarchy`
-// against hand-checked labels (scripts/symbol-eval/labels/*.json; the
-// format is in labels/README.md).
+// Command symbol-eval scores `ctx def`, `ctx callees`, `ctx hierarchy` and
+// `ctx refs` (callers) against hand-checked labels
+// (scripts/symbol-eval/labels/*.json; the format is in labels/README.md).
 //
 // # Running
 //
@@ -49,6 +49,15 @@
 //     the link has a base_path, that path. Precision is correct links over
 //     returned ones and recall found labels over labelled ones, summed over
 //     lookups.
+//   - callers (`ctx refs --json --kind call -n 5000 QUERY [--hint HINT]`):
+//     a returned call reference is linked to the callee when its
+//     definition is in the callee's file, on its declaration line or on
+//     a comment line directly above it (the chunk starts at the doc
+//     comment).
+//     Link precision is linked references at a labelled call site over
+//     linked references; link recall labelled sites with a linked
+//     reference over labelled sites; listed precision is call references
+//     at a labelled site over all call references returned, linked or not.
 //
 // A lookup on which ctx fails (a non-zero exit other than 4, or output
 // that does not decode) is counted as an error and scored as an empty
@@ -73,6 +82,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -146,6 +156,13 @@ type call struct {
 	Want *location `json:"want"`
 }
 
+// site is a labelled call site of a callers label: its location (the
+// line of the called name) and the function that holds it.
+type site struct {
+	location
+	Caller string `json:"caller"`
+}
+
 // label is one entry of a labels file.
 type label struct {
 	Corpus     string     `json:"corpus"`
@@ -158,6 +175,13 @@ type label struct {
 	Type       *location  `json:"type,omitempty"`
 	Supertypes []typeRef  `json:"supertypes,omitempty"`
 	Subtypes   []typeRef  `json:"subtypes,omitempty"`
+	Callee     *location  `json:"callee,omitempty"`
+	Sites      []site     `json:"sites,omitempty"`
+	// calleeTop is the first line of the comment lines directly above
+	// the callee's declaration (its line when none): where ctx's chunk
+	// of it, and so a reference's link, starts. Set when the label is
+	// resolved against the corpus.
+	CalleeTop int `json:"callee_top,omitempty"`
 
 	// Source is the labels file and the entry's index, for messages.
 	Source string `json:"source"`
@@ -331,14 +355,34 @@ func resolve(l *label, read func(path string) ([]string, error)) error {
 				}
 			}
 		}
+	case "callers":
+		if l.Callee == nil {
+			return errors.New("callers label has no callee")
+		}
+		if err := fix("callee", l.Callee); err != nil {
+			return err
+		}
+		lines, _ := read(l.Callee.Path)
+		l.CalleeTop = l.Callee.Line
+		for l.CalleeTop > 1 && l.CalleeTop-2 < len(lines) && isCommentLine(lines[l.CalleeTop-2]) {
+			l.CalleeTop--
+		}
+		for i := range l.Sites {
+			if err := fix("site in "+l.Sites[i].Caller, &l.Sites[i].location); err != nil {
+				return err
+			}
+		}
 	case "hierarchy":
 		if l.Type != nil {
 			if err := fix("type", l.Type); err != nil {
 				return err
 			}
 		}
-		for _, ts := range [][]typeRef{l.Supertypes, l.Subtypes} {
+		for k, ts := range [][]typeRef{l.Supertypes, l.Subtypes} {
 			for i := range ts {
+				if k == 0 && ts[i].Path == "" {
+					continue // a supertype outside the corpus: its name only
+				}
 				if err := fix("type "+ts[i].Name, &ts[i].location); err != nil {
 					return err
 				}
@@ -558,6 +602,7 @@ type result struct {
 	Def       *defScore       `json:"def,omitempty"`
 	Callees   *calleesScore   `json:"callees,omitempty"`
 	Hierarchy *hierarchyScore `json:"hierarchy,omitempty"`
+	Callers   *callersScore   `json:"callers,omitempty"`
 }
 
 // score decodes ctx's output for r's label (nil after a failed run, which
@@ -584,7 +629,84 @@ func (r *result) score(out []byte) {
 		var a hierarchyAnswer
 		decode(&a)
 		r.Hierarchy = scoreHierarchy(&r.Label, &a)
+	case "callers":
+		var a refsAnswer
+		decode(&a)
+		r.Callers = scoreCallers(&r.Label, &a)
 	}
+}
+
+// refsAnswer is the output of `ctx refs --json`.
+type refsAnswer struct {
+	References []struct {
+		Path       string  `json:"path"`
+		Line       int     `json:"line"`
+		Kind       string  `json:"kind"`
+		Definition string  `json:"definition"`
+		Confidence float64 `json:"confidence"`
+	} `json:"references"`
+}
+
+// isCommentLine reports whether a line is part of a comment or an
+// annotation above a declaration.
+func isCommentLine(line string) bool {
+	t := strings.TrimSpace(line)
+	for _, p := range []string{"//", "/*", "*", "#", "@", "///"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// callersScore is how one callers answer scored.
+type callersScore struct {
+	Sites  int `json:"sites"`  // labelled call sites
+	Listed int `json:"listed"` // call references returned
+	// ListedRight: returned call references at a labelled site.
+	ListedRight int `json:"listed_right"`
+	// Linked: returned call references linked to the callee; LinkedRight
+	// those at a labelled site.
+	Linked      int        `json:"linked"`
+	LinkedRight int        `json:"linked_right"`
+	Missed      []location `json:"missed,omitempty"` // sites not linked
+	Wrong       []location `json:"wrong,omitempty"`  // links at no site
+}
+
+// scoreCallers scores a `ctx refs --kind call` answer against l.
+func scoreCallers(l *label, a *refsAnswer) *callersScore {
+	s := &callersScore{Sites: len(l.Sites)}
+	isSite := map[string]bool{}
+	for _, st := range l.Sites {
+		isSite[fmt.Sprintf("%s:%d", st.Path, st.Line)] = true
+	}
+	linkedSites := map[string]bool{}
+	for _, r := range a.References {
+		if r.Kind != "call" {
+			continue
+		}
+		key := fmt.Sprintf("%s:%d", r.Path, r.Line)
+		s.Listed++
+		s.ListedRight += b2i(isSite[key])
+		p, ln, ok := strings.Cut(r.Definition, ":")
+		line, err := strconv.Atoi(ln)
+		if !ok || err != nil || r.Confidence <= 0 || p != l.Callee.Path || line > l.Callee.Line || line < min(l.CalleeTop, l.Callee.Line) {
+			continue
+		}
+		s.Linked++
+		if isSite[key] {
+			s.LinkedRight++
+			linkedSites[key] = true
+		} else {
+			s.Wrong = append(s.Wrong, location{Path: r.Path, Line: r.Line})
+		}
+	}
+	for _, st := range l.Sites {
+		if !linkedSites[fmt.Sprintf("%s:%d", st.Path, st.Line)] {
+			s.Missed = append(s.Missed, st.location)
+		}
+	}
+	return s
 }
 
 // tally sums the results of one corpus (or all).
@@ -596,6 +718,8 @@ type tally struct {
 	calleeN, callersRight, calls, callsWithWant, links, correctLinks, byNameOnly, legacyOnly int
 
 	hierN, hierTyped, hierTypeRight, hierReturned, hierCorrect, hierLabelled, hierFound int
+
+	callersN, sites, listed, listedRight, linked, linkedRight int
 }
 
 func newTally() *tally { return &tally{broken: map[string]int{}, errors: map[string]int{}} }
@@ -625,6 +749,14 @@ func (t *tally) add(r *result) {
 		t.correctLinks += s.CorrectLinks
 		t.byNameOnly += s.ByNameOnly
 		t.legacyOnly += s.LegacyOnly
+	}
+	if s := r.Callers; s != nil {
+		t.callersN++
+		t.sites += s.Sites
+		t.listed += s.Listed
+		t.listedRight += s.ListedRight
+		t.linked += s.Linked
+		t.linkedRight += s.LinkedRight
 	}
 	if s := r.Hierarchy; s != nil {
 		t.hierN++
@@ -708,6 +840,8 @@ func lookupArgs(l *label, dir string) []string {
 		args = []string{"callees", "--json"}
 	case "hierarchy":
 		args = []string{"hierarchy", "--json"}
+	case "callers":
+		args = []string{"refs", "--json", "--kind", "call", "-n", "5000"}
 	}
 	args = append(args, "--repo", dir)
 	if l.Hint != "" && l.Kind != "hierarchy" {
@@ -977,6 +1111,11 @@ func report(w io.Writer, runs []*corpusRun, verbose bool) {
 			t.hierN, frac(t.hierTypeRight, t.hierTyped), t.hierReturned, frac(t.hierCorrect, t.hierReturned), frac(t.hierFound, t.hierLabelled), t.errors["hierarchy"], t.broken["hierarchy"])
 	})
 
+	table("callers", "n\tsites\tcalls listed\tlisted precision\tlinks\tlink precision\tlink recall\tctx errors\tbroken", func(t *tally) string {
+		return fmt.Sprintf("%d\t%d\t%d\t%s\t%d\t%s\t%s\t%d\t%d",
+			t.callersN, t.sites, t.listed, frac(t.listedRight, t.listed), t.linked, frac(t.linkedRight, t.linked), frac(t.linkedRight, t.sites), t.errors["callers"], t.broken["callers"])
+	})
+
 	fmt.Fprintln(w)
 	if all.legacyOnly > 0 {
 		fmt.Fprintf(w, "note: %d returned callees carried only the older `definition` string, no `target`; they count as unlinked\n", all.legacyOnly)
@@ -1059,6 +1198,14 @@ func printMisses(w io.Writer, r *result) {
 				got += fmt.Sprintf(" (by name only, listed at L%d)", c.ListedLine)
 			}
 			lines = append(lines, fmt.Sprintf("L%d %s: %s; want %s", c.Line, c.Name, got, want))
+		}
+	case r.Callers != nil:
+		s := r.Callers
+		for _, m := range s.Missed {
+			lines = append(lines, fmt.Sprintf("missed site %s", m))
+		}
+		for _, m := range s.Wrong {
+			lines = append(lines, fmt.Sprintf("linked at no site: %s:%d", m.Path, m.Line))
 		}
 	case r.Hierarchy != nil:
 		s := r.Hierarchy

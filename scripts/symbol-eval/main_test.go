@@ -381,3 +381,35 @@ func TestScoreUndecodable(t *testing.T) {
 		t.Errorf("undecodable answer: error %q, score %+v; want an error and a wrong empty answer", r.Error, r.Def)
 	}
 }
+
+func TestScoreCallers(t *testing.T) {
+	t.Parallel()
+	l := &label{Kind: "callers", Query: "(*conn).serve", CalleeTop: 95,
+		Callee: &location{Path: "net/http/server.go", Line: 100},
+		Sites: []site{
+			{location: location{Path: "net/http/server.go", Line: 300}, Caller: "(*Server).Serve"},
+			{location: location{Path: "net/http/serve_test.go", Line: 40}, Caller: "TestServe"},
+		}}
+	var a refsAnswer
+	add := func(p string, line int, kind, def string, conf float64) {
+		a.References = append(a.References, struct {
+			Path       string  `json:"path"`
+			Line       int     `json:"line"`
+			Kind       string  `json:"kind"`
+			Definition string  `json:"definition"`
+			Confidence float64 `json:"confidence"`
+		}{p, line, kind, def, conf})
+	}
+	add("net/http/server.go", 300, "call", "net/http/server.go:95", 1) // right: the chunk starts at the doc comment
+	add("net/http/serve_test.go", 40, "call", "", 0)                   // a site, listed but not linked
+	add("net/rpc/server.go", 10, "call", "net/http/server.go:95", 0.5) // linked at no site
+	add("net/http/server.go", 200, "call", "net/http/server.go:20", 1) // linked to another definition of the file
+	add("net/http/server.go", 100, "definition", "net/http/server.go:100", 1)
+	s := scoreCallers(l, &a)
+	want := &callersScore{Sites: 2, Listed: 4, ListedRight: 2, Linked: 2, LinkedRight: 1,
+		Missed: []location{{Path: "net/http/serve_test.go", Line: 40}},
+		Wrong:  []location{{Path: "net/rpc/server.go", Line: 10}}}
+	if d := cmp.Diff(want, s); d != "" {
+		t.Errorf("scoreCallers (-want +got):\n%s", d)
+	}
+}

@@ -1,8 +1,9 @@
 // Command symbol-labels generates the ground-truth labels for symbol
-// navigation (ctx def, ctx callees, ctx hierarchy) over the Go standard
-// library: the corpus "goroot", $(go env GOROOT)/src of the toolchain that
-// runs it. Its output is scripts/symbol-eval/labels/goroot.json, in the
-// format of scripts/symbol-eval/labels/README.md.
+// navigation (ctx def, ctx callees, ctx hierarchy, and the callers of a
+// function) over the Go standard library: the corpus "goroot",
+// $(go env GOROOT)/src of the toolchain that runs it. Its output is
+// scripts/symbol-eval/labels/goroot.json, in the format of
+// scripts/symbol-eval/labels/README.md.
 //
 // Run it from the repository root:
 //
@@ -38,6 +39,22 @@
 //     is a call with no name to label (func(){…}()), reported on stderr.
 //     A callee declared once per platform or build tag is labelled at its
 //     linux/amd64 declaration, also reported on stderr.
+//   - callers: the callee is the one declaration its query names (as for
+//     callees). It must be unexported, so that every caller is in its own
+//     package: that package is type-checked as for callees together with
+//     its _test.go files of the same package (an external pkg_test package
+//     cannot call an unexported name), and every call expression whose
+//     called name (f, x.f, T.f, f[T]; promoted methods too) uses the
+//     callee is a site, labelled on the line of that name with the
+//     outermost function or method around it as its caller, also when the
+//     call is in a function literal. Method values (x.f without a call)
+//     and calls through an interface method of the same name are not
+//     calls of the callee; two calls on one line are one site. Files that
+//     linux/amd64 does not build (file_plan9.go, files behind a build tag
+//     or GOEXPERIMENT) are not read, so their calls are not labelled; each
+//     call in them named like the callee is reported on stderr. The
+//     generator stops if the callee has no call site, or one outside a
+//     function (in a package-level initializer).
 //   - hierarchy: syntactic. Supertypes are the types a struct or interface
 //     embeds; subtypes every named struct or interface type (local ones
 //     too) in a non-testdata file of the corpus that embeds it, vendor/,
@@ -59,6 +76,7 @@ import (
 	"go/types"
 	"io/fs"
 	"log"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -195,6 +213,43 @@ var calleeQueries = [][2]string{
 	{"io.ReadAll", ""},
 }
 
+// callerQueries are the unexported functions and methods whose call
+// sites are labelled: a query and its hint.
+var callerQueries = [][2]string{
+	// methods with a bare name many packages use
+	{"(*conn).serve", "net/http"},
+	{"(*persistConn).close", "net/http"},
+	{"(*Rows).close", "database/sql"},
+	{"(*compressor).close", "compress/flate"},
+	{"(*compressor).reset", "compress/flate"},
+	{"(*compressor).init", "compress/flate"},
+	{"(*compressor).write", "compress/flate"},
+	{"(*huffmanBitWriter).flush", "compress/flate"},
+	{"(*Conn).flush", "crypto/tls"},
+	{"(*Writer).flush", "text/tabwriter"},
+	{"(*Reader).reset", "bufio"},
+	{"(*Reader).fill", "bufio"},
+	{"(*pipe).read", "io"},
+	{"(*connReader).lock", "net/http"},
+	{"(*Request).write", "net/http"},
+	{"(*B).run", "testing"},
+	{"(*fmt).init", "fmt"},
+	{"(*cancelCtx).cancel", "context"},
+	{"(*Location).get", "time"},
+	{"(*Location).lookup", "time"},
+	{"(*Buffer).grow", "bytes"},
+	{"(*Logger).output", "log"},
+	{"(*File).checkValid", "os/file_posix.go"},
+	// package-level functions that share a name with others
+	{"url.parse", ""},
+	{"regexp.compile", ""},
+	{"json.checkValid", "encoding/json/scanner.go"},
+	// few callers
+	{"(*pp).doPrintf", "fmt"},
+	{"(*Server).closeListenersLocked", "net/http"},
+	{"http.newBufioReader", ""},
+}
+
 // hierarchyQueries are the types whose supertypes and subtypes are
 // labelled.
 var hierarchyQueries = []string{
@@ -302,6 +357,9 @@ func main() {
 	for _, q := range calleeQueries {
 		entries = append(entries, c.callees(tc, q[0], q[1]))
 	}
+	for _, q := range callerQueries {
+		entries = append(entries, c.callers(tc, q[0], q[1]))
+	}
 	for _, q := range hierarchyQueries {
 		entries = append(entries, c.hierarchy(q))
 	}
@@ -312,7 +370,7 @@ func main() {
 	if err := os.WriteFile(*out, data, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	var nd, nc, ncalls, nh, nsub int
+	var nd, nc, ncalls, nr, nsites, nh, nsub int
 	for _, e := range entries {
 		switch e := e.(type) {
 		case defEntry:
@@ -320,12 +378,15 @@ func main() {
 		case calleesEntry:
 			nc++
 			ncalls += len(e.Calls)
+		case callersEntry:
+			nr++
+			nsites += len(e.Sites)
 		case hierarchyEntry:
 			nh++
 			nsub += len(e.Subtypes)
 		}
 	}
-	log.Printf("%s: %d def, %d callees (%d calls), %d hierarchy (%d subtypes)", *out, nd, nc, ncalls, nh, nsub)
+	log.Printf("%s: %d def, %d callees (%d calls), %d callers (%d sites), %d hierarchy (%d subtypes)", *out, nd, nc, ncalls, nr, nsites, nh, nsub)
 }
 
 // scan parses every .go file under GOROOT/src and indexes its
@@ -639,9 +700,14 @@ func newChecker(c *corpus) *checker {
 }
 
 // check type-checks the package in dir (relative to GOROOT/src) as built
-// for linux/amd64 without cgo.
-func (tc *checker) check(dir string) *checked {
-	if p := tc.pkgs[dir]; p != nil {
+// for linux/amd64 without cgo; with tests its _test.go files of the same
+// package too (not those of the external package pkg_test).
+func (tc *checker) check(dir string, tests bool) *checked {
+	key := dir
+	if tests {
+		key += " with tests"
+	}
+	if p := tc.pkgs[key]; p != nil {
 		return p
 	}
 	abs := filepath.Join(tc.c.src, filepath.FromSlash(dir))
@@ -651,12 +717,17 @@ func (tc *checker) check(dir string) *checked {
 	}
 	p := &checked{files: map[string]*ast.File{}, info: &types.Info{
 		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Instances:  map[*ast.Ident]types.Instance{},
 	}}
+	names := bp.GoFiles
+	if tests {
+		names = append(slices.Clip(names), bp.TestGoFiles...)
+	}
 	var files []*ast.File
-	for _, name := range bp.GoFiles {
+	for _, name := range names {
 		f, err := parser.ParseFile(tc.c.fset, filepath.Join(abs, name), nil, parser.SkipObjectResolution)
 		if err != nil {
 			log.Fatal(err)
@@ -670,10 +741,29 @@ func (tc *checker) check(dir string) *checked {
 		for _, e := range errs {
 			log.Print(e)
 		}
-		log.Fatalf("%s does not type-check", dir)
+		log.Fatalf("%s does not type-check", key)
 	}
-	tc.pkgs[dir] = p
+	tc.pkgs[key] = p
 	return p
+}
+
+// funcDecl is the function declaration d in the type-checked package p,
+// or stops.
+func (c *corpus) funcDecl(kind, q string, p *checked, d *decl) *ast.FuncDecl {
+	f := p.files[d.file.rel]
+	if f == nil {
+		log.Fatalf("%s %q: %s is not built for linux/amd64", kind, q, d.file.rel)
+	}
+	var fd *ast.FuncDecl
+	for _, x := range f.Decls {
+		if x, ok := x.(*ast.FuncDecl); ok && c.line(x.Type.Func) == d.line && x.Name.Name == d.name {
+			fd = x
+		}
+	}
+	if fd == nil || fd.Body == nil {
+		log.Fatalf("%s %q: no body at %s:%d", kind, q, d.file.rel, d.line)
+	}
+	return fd
 }
 
 type call struct {
@@ -694,20 +784,8 @@ type calleesEntry struct {
 
 func (c *corpus) callees(tc *checker, q, hint string) calleesEntry {
 	d := c.only("callees", q, hint)
-	p := tc.check(d.file.dir)
-	f := p.files[d.file.rel]
-	if f == nil {
-		log.Fatalf("callees %q: %s is not built for linux/amd64", q, d.file.rel)
-	}
-	var fd *ast.FuncDecl
-	for _, x := range f.Decls {
-		if x, ok := x.(*ast.FuncDecl); ok && c.line(x.Type.Func) == d.line && x.Name.Name == d.name {
-			fd = x
-		}
-	}
-	if fd == nil || fd.Body == nil {
-		log.Fatalf("callees %q: no body at %s:%d", q, d.file.rel, d.line)
-	}
+	p := tc.check(d.file.dir, false)
+	fd := c.funcDecl("callees", q, p, d)
 	e := calleesEntry{Corpus: "goroot", Kind: "callees", Query: q, Hint: hint, Caller: c.declLoc(d)}
 	info := p.info
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -855,6 +933,129 @@ func (c *corpus) checkVariants(q string, o *types.Func, l Loc) {
 	}
 	if n > 1 {
 		log.Printf("callees %q: %s is declared %d times in %s; labelled %s:%d", q, o.Name(), n, path.Dir(l.Path), l.Path, l.Line)
+	}
+}
+
+// site is a call's line and its caller, the top-level function around it.
+type site struct {
+	Loc
+	Caller string `json:"caller"`
+}
+
+type callersEntry struct {
+	Corpus string `json:"corpus"`
+	Kind   string `json:"kind"`
+	Query  string `json:"query"`
+	Hint   string `json:"hint"`
+	Callee Loc    `json:"callee"`
+	Sites  []site `json:"sites"`
+}
+
+func (c *corpus) callers(tc *checker, q, hint string) callersEntry {
+	d := c.only("callers", q, hint)
+	if ast.IsExported(d.name) {
+		log.Fatalf("callers %q: %s is exported; its callers may be in any package", q, d.name)
+	}
+	p := tc.check(d.file.dir, true)
+	fd := c.funcDecl("callers", q, p, d)
+	target, ok := p.info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		log.Fatalf("callers %q: %s:%d defines no function", q, d.file.rel, d.line)
+	}
+	e := callersEntry{Corpus: "goroot", Kind: "callers", Query: q, Hint: hint, Callee: c.declLoc(d), Sites: []site{}}
+	for _, rel := range slices.Sorted(maps.Keys(p.files)) {
+		for _, x := range p.files[rel].Decls {
+			ast.Inspect(x, func(n ast.Node) bool {
+				ce, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				id := calledName(ce)
+				if id == nil {
+					return true
+				}
+				if o, ok := p.info.Uses[id].(*types.Func); !ok || o.Origin() != target {
+					return true
+				}
+				line := c.line(id.Pos())
+				fx, ok := x.(*ast.FuncDecl)
+				if !ok {
+					log.Fatalf("callers %q: %s:%d calls it outside a function", q, rel, line)
+				}
+				e.Sites = append(e.Sites, site{Loc: c.loc(rel, line), Caller: funcName(fx)})
+				return true
+			})
+		}
+	}
+	if len(e.Sites) == 0 {
+		log.Fatalf("callers %q: no call sites", q)
+	}
+	slices.SortFunc(e.Sites, func(a, b site) int {
+		if a.Path != b.Path {
+			return strings.Compare(a.Path, b.Path)
+		}
+		return a.Line - b.Line
+	})
+	// Two calls on a line are one site.
+	e.Sites = slices.CompactFunc(e.Sites, func(a, b site) bool { return a.Path == b.Path && a.Line == b.Line })
+	c.notBuilt(q, d, p)
+	c.logf("callers %q hint %q: %s:%d, %d sites", q, hint, d.file.rel, d.line, len(e.Sites))
+	for _, s := range e.Sites {
+		c.logf("    %s:%d %s: %s", s.Path, s.Line, s.Caller, s.Text)
+	}
+	return e
+}
+
+// calledName is the identifier a call names (f in f(x), pkg.f(x), x.f(),
+// f[T](x)), or nil for a call of anything else.
+func calledName(ce *ast.CallExpr) *ast.Ident {
+	fun := ast.Unparen(ce.Fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch x := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		return x
+	case *ast.SelectorExpr:
+		return x.Sel
+	}
+	return nil
+}
+
+// funcName is a function's name, or (*T).Name or (T).Name for a method.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	t := ast.Unparen(fd.Recv.List[0].Type)
+	star := ""
+	if _, ok := t.(*ast.StarExpr); ok {
+		star = "*"
+	}
+	return "(" + star + baseName(t) + ")." + fd.Name.Name
+}
+
+// notBuilt reports on stderr the files of d's package (and its tests)
+// that linux/amd64 does not build but that call something named like d:
+// their calls are not labelled.
+func (c *corpus) notBuilt(q string, d *decl, p *checked) {
+	for _, f := range c.files {
+		if f.dir != d.file.dir || f.testdata || p.files[f.rel] != nil || f.pkgName != d.file.pkgName {
+			continue
+		}
+		ast.Inspect(f.f, func(n ast.Node) bool {
+			ce, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if id := calledName(ce); id != nil && id.Name == d.name {
+				log.Printf("callers %q: %s:%d has a call named %s but is not built for linux/amd64; left out", q, f.rel, c.line(id.Pos()), d.name)
+			}
+			return true
+		})
 	}
 }
 
@@ -1029,12 +1230,14 @@ func (c *corpus) hierarchy(q string) hierarchyEntry {
 // encode writes the entries as a JSON array sorted by kind, query and
 // hint: one field of an entry a line, one location or call a line.
 func encode(entries []any) ([]byte, error) {
-	kindOrder := map[string]int{"def": 0, "callees": 1, "hierarchy": 2}
+	kindOrder := map[string]int{"def": 0, "callees": 1, "callers": 2, "hierarchy": 3}
 	key := func(e any) (int, string, string) {
 		switch e := e.(type) {
 		case defEntry:
 			return kindOrder[e.Kind], e.Query, e.Hint
 		case calleesEntry:
+			return kindOrder[e.Kind], e.Query, e.Hint
+		case callersEntry:
 			return kindOrder[e.Kind], e.Query, e.Hint
 		case hierarchyEntry:
 			return kindOrder[e.Kind], e.Query, ""
@@ -1079,6 +1282,8 @@ func encode(entries []any) ([]byte, error) {
 			return loc(v)
 		case named:
 			return obj("name", str(v.Name), "path", str(v.Path), "line", strconv.Itoa(v.Line), "text", str(v.Text))
+		case site:
+			return obj("path", str(v.Path), "line", strconv.Itoa(v.Line), "text", str(v.Text), "caller", str(v.Caller))
 		case call:
 			w := "null"
 			if v.Want != nil {
@@ -1130,6 +1335,13 @@ func encode(entries []any) ([]byte, error) {
 			field("hint", e.Hint, false)
 			field("caller", e.Caller, false)
 			list("calls", len(e.Calls), func(i int) any { return e.Calls[i] }, true)
+		case callersEntry:
+			field("corpus", e.Corpus, false)
+			field("kind", e.Kind, false)
+			field("query", e.Query, false)
+			field("hint", e.Hint, false)
+			field("callee", e.Callee, false)
+			list("sites", len(e.Sites), func(i int) any { return e.Sites[i] }, true)
 		case hierarchyEntry:
 			field("corpus", e.Corpus, false)
 			field("kind", e.Kind, false)
