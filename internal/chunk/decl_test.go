@@ -124,6 +124,12 @@ func TestMaskMacros(t *testing.T) {
 		{src: "int x = MAX_SIZE;\nreturn FOO_BAR + 1;", want: "int x = MAX_SIZE;\nreturn FOO_BAR + 1;"},
 		{src: "const char* s = \"FMT_API void f();\";", want: "const char* s = \"FMT_API void f();\";"},
 		{src: "// FMT_API void f();\nDWORD WINAPI run(void* p);", want: "// FMT_API void f();\nDWORD WINAPI run(void* p);"},
+		// Reserved macros (a leading underscore), a macro after the
+		// parameters, and one between a namespace's name and body.
+		{src: "      _GLIBCXX20_CONSTEXPR\n      pointer\n      _M_allocate(size_t __n)", want: "                          \n      pointer\n      _M_allocate(size_t __n)", cpp: true},
+		{src: "size() const _GLIBCXX_NOEXCEPT { return 0; }", want: "size() const                   { return 0; }", cpp: true},
+		{src: "namespace std _GLIBCXX_VISIBILITY(default)\n{", want: "namespace std " + strings.Repeat(" ", len("_GLIBCXX_VISIBILITY(default)")) + "\n{", cpp: true},
+		{src: "_Tp _M_x = __n;", want: "_Tp _M_x = __n;", cpp: true},
 	} {
 		got := string(cMaskMacros([]byte(c.src), c.cpp))
 		if got != c.want {

@@ -280,7 +280,19 @@ func cMaskMacros(src []byte, cpp bool) []byte {
 		for j < len(src) && isIdentByte(src[j]) {
 			j++
 		}
-		if i > 0 && isIdentByte(src[i-1]) || !macroWord(src[i:j]) || !maskable(src, i, j, atLine, cpp) {
+		if i > 0 && isIdentByte(src[i-1]) || !macroWord(src[i:j]) {
+			i = j
+			continue
+		}
+		if cpp && cppAfterNamespace.Match(src[max(0, i-64):i]) {
+			// Blank the macro's arguments with it.
+			rest := src[j:]
+			if t := bytes.TrimLeft(rest, " \t"); len(t) > 0 && t[0] == '(' {
+				if e := bytes.IndexByte(t, ')'); e >= 0 && bytes.IndexByte(t[:e], '\n') < 0 {
+					j += len(rest) - len(t) + e + 1
+				}
+			}
+		} else if !maskable(src, i, j, atLine, cpp) {
 			i = j
 			continue
 		}
@@ -303,13 +315,15 @@ func orSrc(out, src []byte) []byte {
 }
 
 // macroWord: capitals, digits and underscores, with an underscore inside
-// and a capital first (FMT_API; not FILE, DWORD or _M).
+// or in front, and a capital first after any leading underscores (FMT_API,
+// _GLIBCXX20_CONSTEXPR; not FILE, DWORD, _M or _Tp).
 func macroWord(w []byte) bool {
-	if len(w) < 4 || w[0] < 'A' || w[0] > 'Z' || w[len(w)-1] == '_' {
+	lead := len(w) - len(bytes.TrimLeft(w, "_"))
+	if len(w) < 4 || lead == len(w) || w[lead] < 'A' || w[lead] > 'Z' || w[len(w)-1] == '_' {
 		return false
 	}
-	under := false
-	for _, c := range w {
+	under := lead > 0
+	for _, c := range w[lead:] {
 		switch {
 		case c == '_':
 			under = true
@@ -327,8 +341,12 @@ var (
 	// specifiers. Anchored at the end of the macro word.
 	cAfterSpecifier      = regexp.MustCompile(`^\s+(?:[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[\s*&]+)+(?:operator\b|~?[A-Za-z_]\w*\s*\()`)
 	cppBeforeConstructor = regexp.MustCompile(`^\s+~?[A-Za-z_]\w*\s*\(`)
-	cAloneOnLine         = regexp.MustCompile(`^[ \t]*;?[ \t]*(?:\r?\n|$)`)
-	cAfterClass          = regexp.MustCompile(`(?:class|struct|union)\s+$`)
+	cAfterParams         = regexp.MustCompile(`^\s*(?:[{;:=]|->|[A-Z_]|const\b|override\b|final\b|noexcept\b)`)
+	// "namespace std _GLIBCXX_VISIBILITY(default) {": the macro and its
+	// arguments stand between the name and the body.
+	cppAfterNamespace = regexp.MustCompile(`\bnamespace\s+[\w:]+\s+$`)
+	cAloneOnLine      = regexp.MustCompile(`^[ \t]*;?[ \t]*(?:\r?\n|$)`)
+	cAfterClass       = regexp.MustCompile(`(?:class|struct|union)\s+$`)
 )
 
 // maskable reports whether the macro word src[i:j] stands as a specifier
@@ -339,6 +357,15 @@ func maskable(src []byte, i, j int, atLine, cpp bool) bool {
 		return true
 	}
 	if cAfterSpecifier.Match(rest) || cpp && cppBeforeConstructor.Match(rest) {
+		return true
+	}
+	// After a parameter list (and const), before the body or the end
+	// of the declaration: "f(int n) const _GLIBCXX_NOEXCEPT {".
+	b := bytes.TrimRight(src[max(0, i-64):i], " \t\r\n")
+	if t, ok := bytes.CutSuffix(b, []byte("const")); ok {
+		b = bytes.TrimRight(t, " \t\r\n")
+	}
+	if len(b) > 0 && b[len(b)-1] == ')' && cAfterParams.Match(rest) {
 		return true
 	}
 	before := src[max(0, i-16):i]

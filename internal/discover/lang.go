@@ -60,6 +60,9 @@ var extLang = map[string]string{
 	".hxx":      LangCPP,
 	".ipp":      LangCPP,
 	".inl":      LangCPP,
+	".tcc":      LangCPP, // template definitions included by headers (libstdc++)
+	".tpp":      LangCPP,
+	".txx":      LangCPP,
 	".cs":       LangCSharp,
 	".rb":       LangRuby,
 	".rake":     LangRuby,
