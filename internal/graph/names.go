@@ -23,6 +23,7 @@ var (
 	goGroupEntry = regexp.MustCompile(`^\t([A-Za-z_]\w*)\b`)
 	goSingle     = regexp.MustCompile(`^(const|var)\s+([A-Za-z_]\w*)\b`)
 	pyAssign     = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]`)
+	jsRequire    = regexp.MustCompile(`^\s*(?:await\s+)?(?:require|import)\s*\(`)
 	jsDecl       = regexp.MustCompile(`^(?:export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=`)
 	// cDecl: a file-scope declaration with an initialiser: qualifiers and
 	// a type, then the name, optional array brackets, then "=".
@@ -95,7 +96,9 @@ func Names(lang string, src []byte) []Name {
 		}
 	case discover.LangJavaScript, discover.LangTypeScript, discover.LangTSX:
 		for i, l := range lines {
-			if m := jsDecl.FindStringSubmatch(l); m != nil && !strings.Contains(l, "=>") && !strings.Contains(l, "function") && !strings.Contains(l, "class ") {
+			// "var read = require('./read')" binds an import, not a
+			// definition of its own.
+			if m := jsDecl.FindStringSubmatch(l); m != nil && !strings.Contains(l, "=>") && !strings.Contains(l, "function") && !strings.Contains(l, "class ") && !jsRequire.MatchString(l[len(m[0]):]) {
 				kind := "var"
 				if m[1] == "const" && isUpperName(m[2]) {
 					kind = "const"

@@ -139,7 +139,8 @@ var goMajor = regexp.MustCompile(`^v[0-9]+$`)
 // directories of its path (less source-layout ones; for Go, less a
 // major-version "v2"), its file's module name where the language makes
 // one (not Go, whose package is the directory, nor C and C++, whose
-// namespaces are declared), then the enclosing definitions of its
+// namespaces are declared; nor when the module is named for the
+// definition: types/json.js's function json is types.json), then the enclosing definitions of its
 // breadcrumb (" > "-joined) and the qualifiers of its symbol, with
 // repeated neighbours folded: net/http/server.go's "(*Server).Serve"
 // gives [net http Server]; gson/…/com/google/gson/Gson.java's method
@@ -167,7 +168,9 @@ func Scope(relPath, lang, symbol, breadcrumb string) []string {
 		if i := strings.IndexByte(base, '.'); i > 0 {
 			stem = base[:i]
 		}
-		if !moduleFiles[stem] {
+		// A module named for what it defines (types/json.js exporting
+		// function json) is one scope, not two: types.json.
+		if !moduleFiles[stem] && stem != ParseLookup(symbol).Name {
 			add(stem)
 		}
 	}

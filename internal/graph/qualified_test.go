@@ -42,6 +42,9 @@ func TestScope(t *testing.T) {
 		{"fastapi/routing.py", "python", "APIRouter.add_api_route", "APIRouter", []string{"fastapi", "routing", "APIRouter"}},
 		{"lib/sinatra/base.rb", "ruby", "Base.route", "Sinatra > Base", []string{"sinatra", "base", "Sinatra", "Base"}},
 		{"include/fmt/format.h", "cpp", "basic_memory_buffer.grow", "fmt > basic_memory_buffer", []string{"fmt", "basic_memory_buffer"}},
+		// A module named for the function it exports is one scope.
+		{"lib/types/json.js", "javascript", "json", "", []string{"types"}},
+		{"lib/types/json.js", "javascript", "parse", "", []string{"types", "json"}},
 	} {
 		if got := Scope(tc.path, tc.lang, tc.symbol, tc.breadcrumb); !slices.Equal(got, tc.want) {
 			t.Errorf("Scope(%s, %s) = %q, want %q", tc.path, tc.symbol, got, tc.want)
