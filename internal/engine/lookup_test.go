@@ -170,11 +170,11 @@ func TestReferenceLinks(t *testing.T) {
 	for _, r := range refs {
 		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Definition + " " + strconv.FormatFloat(r.Confidence, 'g', 3, 64)
 	}
-	// Go calls are resolved with go/ast: links are certain.
+	// A bare name is linked through scope, by text.
 	want := map[string]string{
-		"cmd/main.go:10":    "client/retry.go:5 1", // client.Retry, client imported
-		"other/retry.go:9":  "other/retry.go:5 1",  // same package
-		"other/retry.go:10": "client/retry.go:5 1", // qualified by an import: not the package's own
+		"cmd/main.go:10":    "client/retry.go:5 0.95", // client.Retry, client imported
+		"other/retry.go:9":  "other/retry.go:5 0.95",  // same file
+		"other/retry.go:10": "client/retry.go:5 0.95", // qualified by an import: not the file's own
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("call links (-want +got):\n%s", d)
@@ -188,6 +188,11 @@ func TestReferenceLinks(t *testing.T) {
 	got = map[string]string{}
 	for _, r := range refs {
 		got[r.Path+":"+strconv.Itoa(r.Line)] = r.Kind
+		// Go calls of a named definition are resolved with go/ast:
+		// their links are certain.
+		if r.Kind == "call" && r.Confidence != 1 {
+			t.Errorf("client.Retry call %s:%d linked at %.2f, want 1", r.Path, r.Line, r.Confidence)
+		}
 	}
 	for _, k := range []string{"other/retry.go:6", "other/retry.go:9"} {
 		if _, ok := got[k]; ok {

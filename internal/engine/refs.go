@@ -59,13 +59,15 @@ type goRefLinker struct {
 	funcs map[string][][2]int
 }
 
-func (e *Engine) newGoRefLinker(ctx context.Context, db *store.DB, targets []store.ChunkRow) *goRefLinker {
+// newGoRefLinker returns a linker for targets; one that never knows
+// (link's known is false) unless on is set and a target is in Go.
+func (e *Engine) newGoRefLinker(ctx context.Context, db *store.DB, targets []store.ChunkRow, on bool) *goRefLinker {
 	l := &goRefLinker{e: e, spans: newSpanCache(ctx, db), targets: targets, byLine: map[string][]graph.GoCall{}, funcs: map[string][][2]int{}}
 	hasGo := false
 	for _, t := range targets {
 		hasGo = hasGo || t.Language == "go"
 	}
-	if !hasGo {
+	if !on || !hasGo {
 		return l
 	}
 	imports := map[string]map[string]string{} // file → spec → target
