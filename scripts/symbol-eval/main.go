@@ -52,8 +52,8 @@
 //   - callers (`ctx refs --json --kind call -n 5000 QUERY [--hint HINT]`):
 //     a returned call reference is linked to the callee when its
 //     definition is in the callee's file, on its declaration line or on
-//     a comment line directly above it (the chunk starts at the doc
-//     comment).
+//     a comment line directly above it, or above one blank line under a
+//     "/** */" block (the chunk starts at the doc comment).
 //     Link precision is linked references at a labelled call site over
 //     linked references; link recall labelled sites with a linked
 //     reference over labelled sites; listed precision is call references
@@ -177,10 +177,11 @@ type label struct {
 	Subtypes   []typeRef  `json:"subtypes,omitempty"`
 	Callee     *location  `json:"callee,omitempty"`
 	Sites      []site     `json:"sites,omitempty"`
-	// calleeTop is the first line of the comment lines directly above
-	// the callee's declaration (its line when none): where ctx's chunk
-	// of it, and so a reference's link, starts. Set when the label is
-	// resolved against the corpus.
+	// CalleeTop is the first line of the comment lines directly above
+	// the callee's declaration, or one blank line above for a "/** */"
+	// block (its line when none): where ctx's chunk of it, and so a
+	// reference's link, may start. Set when the label is resolved
+	// against the corpus.
 	CalleeTop int `json:"callee_top,omitempty"`
 
 	// Source is the labels file and the entry's index, for messages.
@@ -364,7 +365,16 @@ func resolve(l *label, read func(path string) ([]string, error)) error {
 		}
 		lines, _ := read(l.Callee.Path)
 		l.CalleeTop = l.Callee.Line
-		for l.CalleeTop > 1 && l.CalleeTop-2 < len(lines) && isCommentLine(lines[l.CalleeTop-2]) {
+		at := func(n int) string { // line n, 1-based
+			if n < 1 || n > len(lines) {
+				return ""
+			}
+			return strings.TrimSpace(lines[n-1])
+		}
+		if at(l.CalleeTop-1) == "" && strings.HasSuffix(at(l.CalleeTop-2), "*/") {
+			l.CalleeTop-- // a JSDoc block one blank line above
+		}
+		for l.CalleeTop > 1 && isCommentLine(at(l.CalleeTop-1)) {
 			l.CalleeTop--
 		}
 		for i := range l.Sites {
