@@ -104,7 +104,16 @@ definitions are left out, and so are Go calls resolved to another declaration.`,
 				if r.Enclosing != "" {
 					in = " in " + r.Enclosing
 				}
-				fmt.Fprintf(deps.IO.Out, "%s:%d:%d  [%s%s]  %s\n", r.Path, r.Line, r.Column, r.Kind, in, r.Text)
+				// The definition a use is linked to, or that none is.
+				link := ""
+				switch {
+				case r.Kind == "definition":
+				case r.Definition != "":
+					link = fmt.Sprintf("  -> %s (%.2f)", r.Definition, r.Confidence)
+				default:
+					link = "  (unlinked)"
+				}
+				fmt.Fprintf(deps.IO.Out, "%s:%d:%d  [%s%s]  %s%s\n", r.Path, r.Line, r.Column, r.Kind, in, r.Text, link)
 			}
 			return nil
 		},

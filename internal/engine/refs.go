@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	pathpkg "path"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/graph"
@@ -119,6 +120,10 @@ func (l *goRefLinker) link(path string, ln int, name string) (def string, conf f
 			continue
 		}
 		switch {
+		case c.Kind == "func value":
+			return "", 0, true // a variable, parameter or field: not a declaration
+		case c.DeclFile == "" && c.Pkg != "" && !l.declaresIn(c.Pkg):
+			return "", 0, true // a function of another package
 		case c.DeclFile != "":
 			loc, ok := l.spans.at(c.DeclFile, c.DeclLine)
 			if !ok {
@@ -139,7 +144,23 @@ func (l *goRefLinker) link(path string, ln int, name string) (def string, conf f
 		}
 		return "", 0, false
 	}
+	if l.covered(path, ln) {
+		// The function holding the line was resolved and calls nothing
+		// of that name there: the mention is in a string or a comment.
+		return "", 0, true
+	}
 	return "", 0, false
+}
+
+// declaresIn reports whether a target is a function declared in the
+// slash directory dir.
+func (l *goRefLinker) declaresIn(dir string) bool {
+	for _, t := range l.targets {
+		if t.Kind == "function" && pathpkg.Dir(t.Path) == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // covered reports whether line ln of path lies in a function whose calls

@@ -59,6 +59,10 @@ type GoCall struct {
 	Recv string
 	// External is set for a call into a package outside the repository.
 	External bool
+	// Pkg is the slash directory of the package a function call goes
+	// into: the imported package of pkg.F(), the caller's own for a bare
+	// F(); empty for methods and function values.
+	Pkg string
 	// Reason says why a call is unresolved ("" when resolved).
 	Reason string
 }
@@ -580,7 +584,7 @@ func (c *callWalk) callIdent(id *ast.Ident, n *ast.CallExpr) {
 	if goBuiltins[name] || goBasic[name] {
 		return
 	}
-	c.add(GoCall{Name: name, Line: c.line(id), Text: c.text(n.Fun), Kind: "function", Reason: "not declared in the package's files for this build"})
+	c.add(GoCall{Name: name, Line: c.line(id), Text: c.text(n.Fun), Kind: "function", Pkg: path.Dir(c.file), Reason: "not declared in the package's files for this build"})
 }
 
 func (c *callWalk) callSelector(s *ast.SelectorExpr, n *ast.CallExpr) {
@@ -595,6 +599,7 @@ func (c *callWalk) callSelector(s *ast.SelectorExpr, n *ast.CallExpr) {
 			return
 		}
 		p := c.g.pkg(dir, false)
+		gc.Pkg = dir
 		if d, ok := p.funcs[name]; ok {
 			gc.Kind, gc.DeclFile, gc.DeclLine = "function", d.file, d.line
 		} else if _, ok := p.types[name]; ok {

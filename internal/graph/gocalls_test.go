@@ -124,6 +124,12 @@ func TestGoCalls(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", key, gs, w)
 		}
 	}
+	// A package function call names its package's directory.
+	for _, c := range calls {
+		if c.Name == "New" && c.Pkg != "lock" || c.Name == "Lock" && c.Pkg != "" {
+			t.Errorf("%s at line %d: Pkg %q", c.Name, c.Line, c.Pkg)
+		}
+	}
 	// A map element's type needs a type checker: unresolved, not guessed.
 	if gs := got["31 closeIdle"]; len(gs) != 1 || gs[0].decl != "" || gs[0].reason == "" {
 		t.Errorf("c.closeIdle() on a map element: %+v, want unresolved with a reason", gs)
