@@ -41,7 +41,8 @@ package chunk
 //	4: Name is the last segment of a qualified definition name
 //	   (defmodule Phoenix.Channel: Channel; was Phoenix.Channel).
 //	5: declarations without a body (interface, trait and abstract
-//	   methods, C and C++ prototypes) are reported as [Decl]s;
+//	   methods, Go interface methods, C and C++ prototypes) are
+//	   reported as [Decl]s;
 //	   JavaScript "obj.m = function" assignments are functions; C and
 //	   C++ specifier macros (FMT_API, UV_EXTERN) and lone macro lines
 //	   (FMT_BEGIN_NAMESPACE) no longer derail the parse.

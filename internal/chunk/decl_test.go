@@ -51,6 +51,10 @@ func TestDecls(t *testing.T) {
 			decls: []string{"function uv_loop_init  3-3", "function uv_default_loop  4-4", "function uv_run  6-6"},
 			defs:  []string{"macro UV_EXTERN 1-1"},
 		},
+		"io.go": {
+			decls: []string{"method Reader.Read Reader 6-6", "method Closer.Close Closer 11-11"},
+			defs:  []string{"interface Reader 3-8", "interface Closer 10-11", "struct Nothing 12-13"},
+		},
 		"proto.c": {
 			// A variable of function pointer type is not a prototype.
 			decls: []string{"function uv_run  3-3"},

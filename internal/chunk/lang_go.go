@@ -108,6 +108,21 @@ func goTypeSpec(w *walker, spec *sitter.Node) (def, bool) {
 			d.body = firstNamed(t)
 		case t.Type() == "interface_type":
 			d.kind = KindInterface
+			// Its methods are declarations: Reader.Read.
+			cnt := min(int(t.NamedChildCount()), maxScan)
+			for i := 0; i < cnt; i++ {
+				m := t.NamedChild(i)
+				if m.Type() != "method_elem" && m.Type() != "method_spec" {
+					continue
+				}
+				name := w.fieldText(m, "name")
+				first, last := w.nodeSpan(m)
+				if name == "" || first < 0 {
+					continue
+				}
+				d.aliases = append(d.aliases, Decl{Kind: KindMethod, Symbol: d.name + "." + name, Name: name,
+					Breadcrumb: d.name, StartLine: first + 1, EndLine: last + 1})
+			}
 		}
 	}
 	return d, d.name != ""

@@ -90,9 +90,10 @@ type def struct {
 	// decl marks a declaration that is never a chunk, wherever it
 	// stands (a C prototype): it is filler, recorded as a Decl.
 	decl bool
-	// aliases are more names the definition is given ("a.x = a.y =
-	// function"): Symbol, Name and lines set, recorded as Decls with the
-	// definition's kind and breadcrumb.
+	// aliases are more names the definition gives ("a.x = a.y =
+	// function", a Go interface's methods): Symbol, Name and lines set,
+	// recorded as Decls with the definition's kind and breadcrumb unless
+	// they set their own Kind, and Breadcrumb (appended to the scope's).
 	aliases []Decl
 	// transparent: the node is not one definition but holds several
 	// (a Go type ( ... ) group); its children are walked in place.

@@ -259,7 +259,14 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 			w.define(n, first, last, d, sc)
 			w.attrStart, w.attrDoc = -1, ""
 			for _, a := range d.aliases {
-				w.declare(def{kind: d.kind, name: a.Name, symbol: a.Symbol, crumb: d.crumb}, sc, a.StartLine-1, a.EndLine-1)
+				k, crumb := d.kind, d.crumb
+				if a.Kind != "" {
+					k = a.Kind
+				}
+				if a.Breadcrumb != "" {
+					crumb = joinCrumb(crumb, a.Breadcrumb)
+				}
+				w.declare(def{kind: k, name: a.Name, symbol: a.Symbol, crumb: crumb}, sc, a.StartLine-1, a.EndLine-1)
 			}
 			return
 		}

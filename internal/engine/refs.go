@@ -130,7 +130,10 @@ func (l *goRefLinker) link(path string, ln int, name string) (def string, conf f
 				return "", 0, false
 			}
 			for _, t := range l.targets {
-				if t.Path == loc.Path && t.StartLine == loc.StartLine {
+				// A chunk by its first line; a declaration that is not
+				// a chunk (an interface method) by its own lines.
+				if t.Path == loc.Path && t.StartLine == loc.StartLine ||
+					t.StartByte < 0 && t.Path == c.DeclFile && t.StartLine <= c.DeclLine && c.DeclLine <= t.EndLine {
 					conf := 1.0
 					if c.Kind == "interface method" {
 						conf = 0.9
