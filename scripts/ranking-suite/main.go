@@ -1,0 +1,237 @@
+// Command ranking-suite is ctx's ranking regression suite: 50 questions
+// over the Go standard library ($(go env GOROOT)/src), each with the files
+// that answer it (queries.json, written by hand from the library's
+// layout, not from ctx's answers). It runs `ctx find --json --limit 10`
+// for each question and scores the distinct files of the answer, in
+// order: a question's rank is the position of the first of its target
+// files among them (0 when none is in the top 10).
+//
+// The stats: recall@1 and recall@5, the share of questions with rank 1
+// and with rank 1-5, and MRR, the mean of 1/rank (0 for rank 0). They go,
+// with every question's rank, to testdata/golden.txt; TestRankingGolden
+// (skipped under -short) compares a fresh run with that file, so a
+// ranking change shows its effect in the diff; `go test
+// ./scripts/ranking-suite -update` rewrites it.
+//
+// Running it by hand:
+//
+//	go build -o bin/ctx ./cmd/ctx && go run ./scripts/ranking-suite -ctx bin/ctx -index
+//
+// prints the stats and ranks (-o FILE writes them in the golden format).
+// -corpus names another directory holding the standard library's source.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
+)
+
+// question is one entry of queries.json: targets are slash paths relative
+// to the corpus, any of which answers it.
+type question struct {
+	Query   string   `json:"query"`
+	Targets []string `json:"targets"`
+}
+
+// outcome is how one question ranked: Rank is 1-based, 0 when no target
+// file is among the answer's first 10 distinct files.
+type outcome struct {
+	question
+	Rank int
+}
+
+// stats are the suite's aggregate scores.
+type stats struct {
+	N                 int
+	Recall1, Recall5  float64 // shares of questions, 0..1
+	MRR               float64
+	Top1, Top5, Found int // questions at rank 1, at 1-5, at any rank
+}
+
+func score(outs []outcome) stats {
+	s := stats{N: len(outs)}
+	for _, o := range outs {
+		if o.Rank == 0 {
+			continue
+		}
+		s.Found++
+		s.MRR += 1 / float64(o.Rank)
+		if o.Rank == 1 {
+			s.Top1++
+		}
+		if o.Rank <= 5 {
+			s.Top5++
+		}
+	}
+	if s.N > 0 {
+		s.Recall1, s.Recall5, s.MRR = float64(s.Top1)/float64(s.N), float64(s.Top5)/float64(s.N), s.MRR/float64(s.N)
+	}
+	return s
+}
+
+// rankOf returns the 1-based position of the first target among the
+// distinct files of paths (in order), 0 when none is within the first
+// limit distinct files.
+func rankOf(paths, targets []string, limit int) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, p := range paths {
+		p = filepath.ToSlash(p)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		n++
+		if n > limit {
+			return 0
+		}
+		for _, t := range targets {
+			if p == t {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// golden formats the outcomes the way testdata/golden.txt holds them:
+// a header naming the Go release (whose source is the corpus), the
+// stats, then one line per question in file order.
+func golden(outs []outcome, goVersion string) string {
+	s := score(outs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions over the Go standard library of %s\n", s.N, goVersion)
+	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10` (0: not there)\n")
+	fmt.Fprintf(&b, "recall@1 %.3f (%d)\nrecall@5 %.3f (%d)\nmrr      %.3f\n", s.Recall1, s.Top1, s.Recall5, s.Top5, s.MRR)
+	for _, o := range outs {
+		fmt.Fprintf(&b, "rank %2d  %s\n", o.Rank, o.Query)
+	}
+	return b.String()
+}
+
+// goldenVersion reads the Go release a golden file was written with.
+func goldenVersion(text string) string {
+	first, _, _ := strings.Cut(text, "\n")
+	i := strings.LastIndex(first, " of ")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(first[i+len(" of "):])
+}
+
+func loadQuestions(file string) ([]question, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var qs []question
+	if err := json.Unmarshal(b, &qs); err != nil {
+		return nil, fmt.Errorf("reading %s: %v", file, err)
+	}
+	for i, q := range qs {
+		if q.Query == "" || len(q.Targets) == 0 {
+			return nil, fmt.Errorf("%s: entry %d has no query or no targets", file, i)
+		}
+	}
+	return qs, nil
+}
+
+// suite runs the questions with ctx in dir (indexing it first when index
+// is set). Errors: ctx failing to index, or on a question, or printing
+// output that does not decode.
+func suite(ctx context.Context, bin, dir string, qs []question, index bool) ([]outcome, error) {
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("ctx %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return out, nil
+	}
+	if index {
+		if _, err := run("index", "--repo", dir); err != nil {
+			return nil, err
+		}
+	}
+	var out []outcome
+	for _, q := range qs {
+		b, err := run("find", "--json", "--limit", "10", "--repo", dir, "--", q.Query)
+		if err != nil {
+			return nil, err
+		}
+		var a struct {
+			Results []struct {
+				Path string `json:"path"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(b, &a); err != nil {
+			return nil, fmt.Errorf("decoding ctx find output for %q: %v", q.Query, err)
+		}
+		paths := make([]string, len(a.Results))
+		for i, r := range a.Results {
+			paths[i] = r.Path
+		}
+		out = append(out, outcome{question: q, Rank: rankOf(paths, q.Targets, 10)})
+	}
+	return out, nil
+}
+
+func main() {
+	bin := flag.String("ctx", "bin/ctx", "the ctx binary to measure")
+	corpus := flag.String("corpus", filepath.Join(ctxproc.GoRoot(), "src"), "the Go standard library's source directory")
+	index := flag.Bool("index", false, "run ctx index in the corpus first")
+	outFile := flag.String("o", "", "also write the stats and ranks to this file, in the golden format")
+	flag.Parse()
+	if err := mainErr(*bin, *corpus, *index, *outFile, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ranking-suite:", err)
+		os.Exit(1)
+	}
+}
+
+func mainErr(bin, corpus string, index bool, outFile string, w io.Writer) error {
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	qs, err := loadQuestions(filepath.Join(suiteDir(), "queries.json"))
+	if err != nil {
+		return err
+	}
+	outs, err := suite(context.Background(), abs, corpus, qs, index)
+	if err != nil {
+		return err
+	}
+	text := golden(outs, runtime.Version())
+	fmt.Fprint(w, text)
+	if outFile != "" {
+		return writeFile(outFile, text)
+	}
+	return nil
+}
+
+// suiteDir is this command's directory: the one holding queries.json
+// beside the current directory's go.mod, or the current directory.
+func suiteDir() string {
+	if out, err := exec.Command("go", "env", "GOMOD").Output(); err == nil {
+		if m := strings.TrimSpace(string(out)); m != "" && m != os.DevNull {
+			return filepath.Join(filepath.Dir(m), "scripts", "ranking-suite")
+		}
+	}
+	return "."
+}
+
+func writeFile(name, text string) error { return os.WriteFile(name, []byte(text), 0o644) }

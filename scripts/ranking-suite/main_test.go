@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.txt from this run")
+
+func TestRankOf(t *testing.T) {
+	paths := []string{"a.go", "a.go", "b.go", "c.go", "b.go", "d.go"}
+	for _, c := range []struct {
+		targets []string
+		limit   int
+		want    int
+	}{
+		{[]string{"a.go"}, 10, 1},
+		{[]string{"c.go"}, 10, 3}, // distinct files: a, b, c
+		{[]string{"d.go", "c.go"}, 10, 3},
+		{[]string{"d.go"}, 3, 0}, // past the limit
+		{[]string{"e.go"}, 10, 0},
+	} {
+		if got := rankOf(paths, c.targets, c.limit); got != c.want {
+			t.Errorf("rankOf(%v, %d) = %d, want %d", c.targets, c.limit, got, c.want)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	s := score([]outcome{{Rank: 1}, {Rank: 2}, {Rank: 6}, {Rank: 0}})
+	if s.Top1 != 1 || s.Top5 != 2 || s.Found != 3 || s.Recall1 != 0.25 || s.Recall5 != 0.5 {
+		t.Errorf("score = %+v", s)
+	}
+	if want := (1 + 0.5 + 1.0/6) / 4; s.MRR < want-1e-9 || s.MRR > want+1e-9 {
+		t.Errorf("MRR = %v, want %v", s.MRR, want)
+	}
+	if v := goldenVersion(golden(nil, "go1.2.3")); v != "go1.2.3" {
+		t.Errorf("goldenVersion = %q", v)
+	}
+}
+
+// TestRankingGolden builds ctx, indexes the Go toolchain's source with
+// the built-in model (about 30 s) and compares the suite's stats and
+// ranks with testdata/golden.txt. The golden file names the Go release it
+// was written with: on another release the source differs, so a
+// difference is logged, not failed.
+func TestRankingGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the Go standard library; skipped with -short")
+	}
+	root := filepath.Join(suiteDir(), "..", "..")
+	bin := filepath.Join(t.TempDir(), "ctx")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ctx")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ctx: %v\n%s", err, out)
+	}
+	t.Setenv("CTX_CACHE_DIR", t.TempDir())
+	// The default: the built-in model.
+	t.Setenv("CTX_EMBED_PROVIDER", "")
+	os.Unsetenv("CTX_EMBED_PROVIDER")
+	qs, err := loadQuestions(filepath.Join(suiteDir(), "queries.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 40 {
+		t.Fatalf("%d questions, want at least 40", len(qs))
+	}
+	outs, err := suite(context.Background(), bin, filepath.Join(ctxproc.GoRoot(), "src"), qs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := golden(outs, runtime.Version())
+	file := filepath.Join(suiteDir(), "testdata", "golden.txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFile(file, got); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s:\n%s", file, got)
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (write it with: go test ./scripts/ranking-suite -run TestRankingGolden -update)", err)
+	}
+	want := string(b)
+	if got == want {
+		return
+	}
+	diff := lineDiff(want, got)
+	if v := goldenVersion(want); v != runtime.Version() {
+		t.Skipf("golden.txt was written with %s, this is %s: the corpus differs; the ranks moved:\n%s", v, runtime.Version(), diff)
+	}
+	t.Errorf("ranking changed (-golden +now); if intended, rewrite with -update and commit the diff:\n%s", diff)
+}
+
+// lineDiff lists the lines of want missing from got (-) and of got
+// missing from want (+), in order.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	in := func(ls []string) map[string]int {
+		m := map[string]int{}
+		for _, l := range ls {
+			m[l]++
+		}
+		return m
+	}
+	wm, gm := in(w), in(g)
+	var b strings.Builder
+	for _, l := range w {
+		if gm[l] == 0 {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range g {
+		if wm[l] == 0 {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}
