@@ -1,14 +1,19 @@
-// Command ranking-suite is ctx's ranking regression suite: 50 questions
-// over the Go standard library ($(go env GOROOT)/src), each with the files
-// that answer it (queries.json, written by hand from the library's
-// layout, not from ctx's answers). It runs `ctx find --json --limit 10`
-// for each question and scores the distinct files of the answer, in
-// order: a question's rank is the position of the first of its target
-// files among them (0 when none is in the top 10).
+// Command ranking-suite is ctx's ranking regression suite: questions with
+// the files that answer them (queries.json, written by hand from each
+// corpus's layout, not from ctx's answers) over two corpora nobody tunes
+// on: "goroot", 50 questions over the Go standard library ($(go env
+// GOROOT)/src), and "mcp-sdk", 10 over the JavaScript and TypeScript
+// declarations of the MCP TypeScript SDK that e2e/mcp installs
+// (e2e/mcp/node_modules/@modelcontextprotocol/sdk/dist/esm, pinned by its
+// package-lock.json; `npm ci --prefix e2e/mcp`). It runs `ctx find --json
+// --limit 10` for each question and scores the distinct files of the
+// answer, in order: a question's rank is the position of the first of its
+// target files among them (0 when none is in the top 10).
 //
 // The stats: recall@1 and recall@5, the share of questions with rank 1
 // and with rank 1-5, and MRR, the mean of 1/rank (0 for rank 0). They go,
-// with every question's rank, to testdata/golden.txt; TestRankingGolden
+// per corpus and over all, with every question's rank, to
+// testdata/golden.txt; TestRankingGolden
 // (skipped under -short) compares a fresh run with that file, so a
 // ranking change shows its effect in the diff; `go test
 // ./scripts/ranking-suite -update` rewrites it.
@@ -18,13 +23,14 @@
 //	go build -o bin/ctx ./cmd/ctx && go run ./scripts/ranking-suite -ctx bin/ctx -index
 //
 // prints the stats and ranks (-o FILE writes them in the golden format).
-// -corpus names another directory holding the standard library's source.
+// -goroot names another directory holding the standard library's source.
 package main
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +38,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
@@ -40,8 +47,21 @@ import (
 // question is one entry of queries.json: targets are slash paths relative
 // to the corpus, any of which answers it.
 type question struct {
+	Corpus  string   `json:"corpus"`
 	Query   string   `json:"query"`
 	Targets []string `json:"targets"`
+}
+
+// corpora are the suite's corpora, in report order.
+var corpora = []string{"goroot", "mcp-sdk"}
+
+// corpusDir returns where corpus name lives: goroot is the given Go
+// source directory, mcp-sdk is under the module's e2e/mcp.
+func corpusDir(name, goroot, module string) string {
+	if name == "goroot" {
+		return goroot
+	}
+	return filepath.Join(module, "e2e", "mcp", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm")
 }
 
 // outcome is how one question ranked: Rank is 1-based, 0 when no target
@@ -106,16 +126,30 @@ func rankOf(paths, targets []string, limit int) int {
 }
 
 // golden formats the outcomes the way testdata/golden.txt holds them:
-// a header naming the Go release (whose source is the corpus), the
-// stats, then one line per question in file order.
+// a header naming the Go release (whose source is the goroot corpus), the
+// stats of each corpus and of all, then one line per question in file
+// order.
 func golden(outs []outcome, goVersion string) string {
-	s := score(outs)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions over the Go standard library of %s\n", s.N, goVersion)
+	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions; Go standard library of %s\n", len(outs), goVersion)
 	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10` (0: not there)\n")
-	fmt.Fprintf(&b, "recall@1 %.3f (%d)\nrecall@5 %.3f (%d)\nmrr      %.3f\n", s.Recall1, s.Top1, s.Recall5, s.Top5, s.MRR)
+	line := func(name string, s stats) {
+		fmt.Fprintf(&b, "%-8s n=%-3d recall@1 %.3f (%d)  recall@5 %.3f (%d)  mrr %.3f\n", name, s.N, s.Recall1, s.Top1, s.Recall5, s.Top5, s.MRR)
+	}
+	for _, c := range corpora {
+		var in []outcome
+		for _, o := range outs {
+			if o.Corpus == c {
+				in = append(in, o)
+			}
+		}
+		if len(in) > 0 {
+			line(c, score(in))
+		}
+	}
+	line("all", score(outs))
 	for _, o := range outs {
-		fmt.Fprintf(&b, "rank %2d  %s\n", o.Rank, o.Query)
+		fmt.Fprintf(&b, "rank %2d  %-7s  %s\n", o.Rank, o.Corpus, o.Query)
 	}
 	return b.String()
 }
@@ -130,6 +164,21 @@ func goldenVersion(text string) string {
 	return strings.TrimSpace(first[i+len(" of "):])
 }
 
+// missingCorpus returns the first corpus of qs whose directory does not
+// exist, with how to get it; "" when all do.
+func missingCorpus(qs []question, goroot, module string) string {
+	for _, c := range corpora {
+		dir := corpusDir(c, goroot, module)
+		if _, err := os.Stat(dir); err != nil && slices.ContainsFunc(qs, func(q question) bool { return q.Corpus == c }) {
+			if c == "mcp-sdk" {
+				return dir + " is missing: run npm ci --prefix e2e/mcp"
+			}
+			return dir + " is missing"
+		}
+	}
+	return ""
+}
+
 func loadQuestions(file string) ([]question, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -140,18 +189,19 @@ func loadQuestions(file string) ([]question, error) {
 		return nil, fmt.Errorf("reading %s: %v", file, err)
 	}
 	for i, q := range qs {
-		if q.Query == "" || len(q.Targets) == 0 {
-			return nil, fmt.Errorf("%s: entry %d has no query or no targets", file, i)
+		if q.Query == "" || len(q.Targets) == 0 || !slices.Contains(corpora, q.Corpus) {
+			return nil, fmt.Errorf("%s: entry %d has no query, no targets or an unknown corpus %q", file, i, q.Corpus)
 		}
 	}
 	return qs, nil
 }
 
-// suite runs the questions with ctx in dir (indexing it first when index
-// is set). Errors: ctx failing to index, or on a question, or printing
-// output that does not decode.
-func suite(ctx context.Context, bin, dir string, qs []question, index bool) ([]outcome, error) {
-	run := func(args ...string) ([]byte, error) {
+// suite runs the questions with ctx in their corpora's directories
+// (dirs, by corpus name), indexing each first when index is set. Errors:
+// ctx failing to index, or on a question, or printing output that does
+// not decode.
+func suite(ctx context.Context, bin string, dirs map[string]string, qs []question, index bool) ([]outcome, error) {
+	run := func(dir string, args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = dir
 		var stderr bytes.Buffer
@@ -162,14 +212,17 @@ func suite(ctx context.Context, bin, dir string, qs []question, index bool) ([]o
 		}
 		return out, nil
 	}
-	if index {
-		if _, err := run("index", "--repo", dir); err != nil {
-			return nil, err
-		}
-	}
+	indexed := map[string]bool{}
 	var out []outcome
 	for _, q := range qs {
-		b, err := run("find", "--json", "--limit", "10", "--repo", dir, "--", q.Query)
+		dir := dirs[q.Corpus]
+		if index && !indexed[dir] {
+			if _, err := run(dir, "index", "--repo", dir); err != nil {
+				return nil, err
+			}
+			indexed[dir] = true
+		}
+		b, err := run(dir, "find", "--json", "--limit", "10", "--repo", dir, "--", q.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -192,17 +245,17 @@ func suite(ctx context.Context, bin, dir string, qs []question, index bool) ([]o
 
 func main() {
 	bin := flag.String("ctx", "bin/ctx", "the ctx binary to measure")
-	corpus := flag.String("corpus", filepath.Join(ctxproc.GoRoot(), "src"), "the Go standard library's source directory")
+	goroot := flag.String("goroot", filepath.Join(ctxproc.GoRoot(), "src"), "the Go standard library's source directory")
 	index := flag.Bool("index", false, "run ctx index in the corpus first")
 	outFile := flag.String("o", "", "also write the stats and ranks to this file, in the golden format")
 	flag.Parse()
-	if err := mainErr(*bin, *corpus, *index, *outFile, os.Stdout); err != nil {
+	if err := mainErr(*bin, *goroot, *index, *outFile, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "ranking-suite:", err)
 		os.Exit(1)
 	}
 }
 
-func mainErr(bin, corpus string, index bool, outFile string, w io.Writer) error {
+func mainErr(bin, goroot string, index bool, outFile string, w io.Writer) error {
 	abs, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -211,7 +264,11 @@ func mainErr(bin, corpus string, index bool, outFile string, w io.Writer) error 
 	if err != nil {
 		return err
 	}
-	outs, err := suite(context.Background(), abs, corpus, qs, index)
+	module := filepath.Join(suiteDir(), "..", "..")
+	if m := missingCorpus(qs, goroot, module); m != "" {
+		return errors.New(m)
+	}
+	outs, err := suite(context.Background(), abs, corpusDirs(goroot, module), qs, index)
 	if err != nil {
 		return err
 	}
@@ -232,6 +289,15 @@ func suiteDir() string {
 		}
 	}
 	return "."
+}
+
+// corpusDirs maps every corpus to its directory.
+func corpusDirs(goroot, module string) map[string]string {
+	m := map[string]string{}
+	for _, c := range corpora {
+		m[c] = corpusDir(c, goroot, module)
+	}
+	return m
 }
 
 func writeFile(name, text string) error { return os.WriteFile(name, []byte(text), 0o644) }
