@@ -414,24 +414,8 @@ func (w *walker) define(outer *sitter.Node, first, last int, d def, sc *scope) {
 	}
 	docFirst = max(docFirst, start)
 
-	kind := d.kind
-	if kind == KindFunction && sc.method {
-		kind = KindMethod
-	}
-	// Names come from the source; broken input can make them long or
-	// multi-line.
-	name := oneLine([]byte(d.name), maxName)
-	sym := oneLine([]byte(d.symbol), maxName)
-	if sym == "" {
-		sym = joinQual(sc.qual, name)
-	}
-	m := &meta{
-		kind:   kind,
-		symbol: sym,
-		name:   bareName(name),
-		crumb:  joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName)),
-		sig:    w.signature(d),
-	}
+	m, name := named(d, sc)
+	m.sig = w.signature(d)
 	switch {
 	case d.doc != "":
 		m.doc = d.doc
@@ -448,7 +432,7 @@ func (w *walker) define(outer *sitter.Node, first, last int, d def, sc *scope) {
 			m:      m,
 			crumb:  joinCrumb(m.crumb, name),
 			qual:   sc.qual,
-			method: typeLike(kind),
+			method: typeLike(m.kind),
 			limit:  w.opts.MaxLines,
 		}
 		if d.qualifies {
@@ -491,20 +475,29 @@ func (w *walker) declare(d def, sc *scope, first, last int) {
 	if first < 0 || d.name == "" {
 		return
 	}
+	m, _ := named(d, sc)
+	w.decls = append(w.decls, Decl{
+		Kind: m.kind, Symbol: m.symbol, Name: m.name, Breadcrumb: m.crumb,
+		StartLine: first + 1, EndLine: last + 1,
+	})
+}
+
+// named returns d's kind, symbol, bare name and breadcrumb in scope sc
+// (a function among a type's members is a method; a symbol not set by
+// the resolver is qualified by the scope), and its name as written, on
+// one line. Names come from the source; broken input can make them long
+// or multi-line.
+func named(d def, sc *scope) (m *meta, name string) {
 	kind := d.kind
 	if kind == KindFunction && sc.method {
 		kind = KindMethod
 	}
-	name := oneLine([]byte(d.name), maxName)
+	name = oneLine([]byte(d.name), maxName)
 	sym := oneLine([]byte(d.symbol), maxName)
 	if sym == "" {
 		sym = joinQual(sc.qual, name)
 	}
-	w.decls = append(w.decls, Decl{
-		Kind: kind, Symbol: sym, Name: bareName(name),
-		Breadcrumb: joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName)),
-		StartLine:  first + 1, EndLine: last + 1,
-	})
+	return &meta{kind: kind, symbol: sym, name: bareName(name), crumb: joinCrumb(sc.crumb, oneLine([]byte(d.crumb), maxName))}, name
 }
 
 // claim makes line start available to a definition: pending filler and

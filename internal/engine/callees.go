@@ -106,21 +106,7 @@ func (e *Engine) Callees(ctx context.Context, symbol, hintPath string, limit int
 // goCallees resolves a Go definition's calls with graph.GoCalls; nil
 // when the definition is not a function body the parser finds.
 func (e *Engine) goCallees(ctx context.Context, db *store.DB, def Definition) ([]Callee, error) {
-	imports := map[string]map[string]string{} // file → spec → target
-	g := graph.NewGoCalls(func(dir string, tests bool) []graph.GoFile {
-		return e.goPackageFiles(ctx, db, dir, tests)
-	}, func(file, spec string) string {
-		m, ok := imports[file]
-		if !ok {
-			m = map[string]string{}
-			rows, _ := db.ImportsOf(ctx, file)
-			for _, r := range rows {
-				m[r.Spec] = r.Target
-			}
-			imports[file] = m
-		}
-		return m[spec]
-	})
+	g := e.goCalls(ctx, db)
 	// The declaration line: past the doc comment the chunk starts with.
 	lines := strings.Split(def.Code, "\n")
 	line := def.StartLine
@@ -171,6 +157,26 @@ func (e *Engine) goCallees(ctx context.Context, db *store.DB, def Definition) ([
 		out = append(out, cl)
 	}
 	return out, nil
+}
+
+// goCalls returns a Go call resolver over the indexed files, reading
+// each file's resolved imports from the index once.
+func (e *Engine) goCalls(ctx context.Context, db *store.DB) *graph.GoCalls {
+	imports := map[string]map[string]string{} // file → spec → target
+	return graph.NewGoCalls(func(dir string, tests bool) []graph.GoFile {
+		return e.goPackageFiles(ctx, db, dir, tests)
+	}, func(file, spec string) string {
+		m, ok := imports[file]
+		if !ok {
+			m = map[string]string{}
+			rows, _ := db.ImportsOf(ctx, file)
+			for _, r := range rows {
+				m[r.Spec] = r.Target
+			}
+			imports[file] = m
+		}
+		return m[spec]
+	})
 }
 
 // goPackageFiles loads the indexed Go files of a directory that the

@@ -269,11 +269,10 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	if q := graph.ParseLookup(l.caller.Symbol).Quals; len(q) > 0 {
 		container = q[len(q)-1]
 	}
-	innermost := definitionOwner
 	switch {
 	case selfWords[qual]:
 		for _, d := range l.defs {
-			if d.Path == from && container != "" && innermost(d) == container {
+			if d.Path == from && container != "" && definitionOwner(d) == container {
 				return d, 1, ""
 			}
 		}
@@ -296,7 +295,7 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 		// A class name as qualifier: Class.method, Class::method.
 		var hit []store.ChunkRow
 		for _, d := range l.defs {
-			if innermost(d) == qual {
+			if definitionOwner(d) == qual {
 				hit = append(hit, d)
 			}
 		}
@@ -308,17 +307,17 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	// A bare call: the caller's class (in languages where a bare name
 	// reaches the receiver's methods), then its file, then its imports.
 	for _, d := range l.defs {
-		if implicitReceiver[l.caller.Language] && d.Path == from && container != "" && innermost(d) == container {
+		if implicitReceiver[l.caller.Language] && d.Path == from && container != "" && definitionOwner(d) == container {
 			return d, 0.95, ""
 		}
 	}
 	for _, d := range l.defs {
-		if d.Path == from && innermost(d) == "" {
+		if d.Path == from && definitionOwner(d) == "" {
 			return d, 0.95, ""
 		}
 	}
 	for _, d := range l.defs {
-		if innermost(d) == "" && path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
+		if definitionOwner(d) == "" && path.Dir(d.Path) == path.Dir(from) && path.Ext(d.Path) == ".go" && path.Ext(from) == ".go" {
 			return d, 0.9, "" // the same Go package
 		}
 	}
@@ -327,7 +326,7 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 			continue
 		}
 		for _, d := range l.defs {
-			if innermost(d) == "" && (d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py")) {
+			if definitionOwner(d) == "" && (d.Path == im.Target || path.Dir(d.Path) == im.Target || strings.TrimSuffix(d.Path, "/__init__.py") == strings.TrimSuffix(im.Target, "/__init__.py")) {
 				return d, 0.9, ""
 			}
 		}
@@ -335,7 +334,7 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	if lang := l.caller.Language; lang == "c" || lang == "cpp" {
 		var only []store.ChunkRow
 		for _, d := range l.defs {
-			if innermost(d) == "" && !isTestPath(d.Path) {
+			if definitionOwner(d) == "" && !isTestPath(d.Path) {
 				only = append(only, d)
 			}
 		}
@@ -418,24 +417,13 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		return nil, err
 	}
 	defer release()
-	defs, err := v.db.ChunksByName(ctx, []string{name}, maxNameRows)
+	defs, err := definitionRows(ctx, v.db, name)
 	if err != nil {
 		return nil, err
-	}
-	// A defining chunk's first non-comment line naming the symbol is its
-	// definition (the chunk may start at its doc comment).
-	defChunks := map[int64]bool{}
-	for _, d := range defs {
-		if d.Name == name && definitionKinds[d.Kind] {
-			defChunks[d.ID] = true
-		}
 	}
 	// The definitions the lookup means: qualifiers and the hint choose
 	// among same-named ones as for Definitions ("(*Server).Serve").
-	targets, narrowed, err := e.referenceTargets(ctx, v.db, graph.ParseLookup(q.Symbol), q.Hint)
-	if err != nil {
-		return nil, err
-	}
+	targets, narrowed := e.referenceTargets(ctx, v.db, defs, graph.ParseLookup(q.Symbol), q.Hint)
 	var defRows []store.ChunkRow
 	targetChunk := map[int64]bool{}
 	for _, c := range targets {
@@ -443,9 +431,15 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 		targetChunk[c.row.ID] = true
 	}
 	link := newLinker(ctx, v.db, defRows)
-	for id := range defChunks {
-		if !targetChunk[id] && !slices.ContainsFunc(defs, func(d store.ChunkRow) bool { return d.ID == id && isTestPath(d.Path) }) {
-			link.others++
+	// A defining chunk's first non-comment line naming the symbol is its
+	// definition (the chunk may start at its doc comment).
+	defChunks := map[int64]bool{}
+	for _, d := range defs {
+		if d.StartByte >= 0 && d.Name == name && definitionKinds[d.Kind] {
+			defChunks[d.ID] = true
+			if !targetChunk[d.ID] && !isTestPath(d.Path) {
+				link.others++
+			}
 		}
 	}
 	// Resolving Go calls parses every package a mention is in (0.4 s

@@ -10,28 +10,25 @@ import (
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
-// referenceTargets returns the definitions a references lookup means:
-// with qualifiers or a hint, the one resolveDefinitions rates 0.9 or
-// more when there is one, else every definition that fits exactly or
-// loosely (narrowed is then true: mentions are of these definitions, not
-// of every same-named one); a bare name without a hint means every
-// definition of the name.
-func (e *Engine) referenceTargets(ctx context.Context, db *store.DB, lk graph.Lookup, hint string) (targets []defCandidate, narrowed bool, err error) {
-	cands, err := e.resolveDefinitions(ctx, db, lk, hint)
-	if err != nil {
-		return nil, false, err
-	}
+// referenceTargets returns the definitions among rows (definitionRows)
+// that a references lookup means: with qualifiers or a hint, the one
+// rankDefinitions rates 0.9 or more when there is one, else every
+// definition that fits exactly or loosely (narrowed is then true:
+// mentions are of these definitions, not of every same-named one); a
+// bare name without a hint means every definition of the name.
+func (e *Engine) referenceTargets(ctx context.Context, db *store.DB, rows []store.ChunkRow, lk graph.Lookup, hint string) (targets []defCandidate, narrowed bool) {
+	cands := e.rankDefinitions(ctx, db, rows, lk, hint)
 	var out []defCandidate
 	for _, c := range cands {
-		if c.row.StartByte >= 0 || c.row.Kind == "function" || c.row.Kind == "method" {
+		if c.row.StartByte >= 0 || bodiless(c.row) { // not one-line constants and variables
 			out = append(out, c)
 		}
 	}
 	if len(lk.Quals) == 0 && hint == "" {
-		return out, false, nil
+		return out, false
 	}
 	if len(out) > 0 && out[0].conf >= 0.9 {
-		return out[:1], true, nil
+		return out[:1], true
 	}
 	var fit []defCandidate
 	for _, c := range out {
@@ -40,15 +37,14 @@ func (e *Engine) referenceTargets(ctx context.Context, db *store.DB, lk graph.Lo
 		}
 	}
 	if len(fit) == 0 {
-		return out, false, nil // nothing fits the qualifiers: every definition
+		return out, false // nothing fits the qualifiers: every definition
 	}
-	return fit, true, nil
+	return fit, true
 }
 
 // goRefLinker resolves Go call sites with graph.GoCalls (receivers,
 // fields, imports; see there) and says which of the targets each calls.
 type goRefLinker struct {
-	e       *Engine
 	calls   *graph.GoCalls
 	spans   *spanCache
 	targets []store.ChunkRow
@@ -63,7 +59,7 @@ type goRefLinker struct {
 // newGoRefLinker returns a linker for targets; one that never knows
 // (link's known is false) unless on is set and a target is in Go.
 func (e *Engine) newGoRefLinker(ctx context.Context, db *store.DB, targets []store.ChunkRow, on bool) *goRefLinker {
-	l := &goRefLinker{e: e, spans: newSpanCache(ctx, db), targets: targets, byLine: map[string][]graph.GoCall{}, funcs: map[string][][2]int{}}
+	l := &goRefLinker{spans: newSpanCache(ctx, db), targets: targets, byLine: map[string][]graph.GoCall{}, funcs: map[string][][2]int{}}
 	hasGo := false
 	for _, t := range targets {
 		hasGo = hasGo || t.Language == "go"
@@ -71,21 +67,7 @@ func (e *Engine) newGoRefLinker(ctx context.Context, db *store.DB, targets []sto
 	if !on || !hasGo {
 		return l
 	}
-	imports := map[string]map[string]string{} // file → spec → target
-	l.calls = graph.NewGoCalls(func(dir string, tests bool) []graph.GoFile {
-		return e.goPackageFiles(ctx, db, dir, tests)
-	}, func(file, spec string) string {
-		m, ok := imports[file]
-		if !ok {
-			m = map[string]string{}
-			rows, _ := db.ImportsOf(ctx, file)
-			for _, r := range rows {
-				m[r.Spec] = r.Target
-			}
-			imports[file] = m
-		}
-		return m[spec]
-	})
+	l.calls = e.goCalls(ctx, db)
 	return l
 }
 
@@ -133,7 +115,7 @@ func (l *goRefLinker) link(path string, ln int, name string) (def string, conf f
 				// A chunk by its first line; a declaration that is not
 				// a chunk (an interface method) by its own lines.
 				if t.Path == loc.Path && t.StartLine == loc.StartLine ||
-					t.StartByte < 0 && t.Path == c.DeclFile && t.StartLine <= c.DeclLine && c.DeclLine <= t.EndLine {
+					bodiless(t) && t.Path == c.DeclFile && t.StartLine <= c.DeclLine && c.DeclLine <= t.EndLine {
 					conf := 1.0
 					if c.Kind == "interface method" {
 						conf = 0.9

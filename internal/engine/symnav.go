@@ -55,12 +55,23 @@ const maxNameRows = 5000
 // definitions that share the lookup split 0.9 between them; guesses
 // (tiers 2 and 3) get at most 0.5 and say so in their resolution.
 func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.Lookup, hintPath string) ([]defCandidate, error) {
-	rows, err := db.ChunksByName(ctx, nameVariants(lk.Name), maxNameRows)
+	rows, err := definitionRows(ctx, db, lk.Name)
 	if err != nil {
 		return nil, err
 	}
-	// One-line constants and variables no definition chunk covers.
-	named, err := db.NamesByName(ctx, []string{lk.Name}, 100)
+	return e.rankDefinitions(ctx, db, rows, lk, hintPath), nil
+}
+
+// definitionRows reads what a lookup of name may mean: the chunks named
+// name (an operator under either spelling), and the names (one-line
+// constants and variables, declarations without a body; StartByte -1)
+// that no chunk of that name covers.
+func definitionRows(ctx context.Context, db *store.DB, name string) ([]store.ChunkRow, error) {
+	rows, err := db.ChunksByName(ctx, nameVariants(name), maxNameRows)
+	if err != nil {
+		return nil, err
+	}
+	named, err := db.NamesByName(ctx, []string{name}, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +82,11 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 			rows = append(rows, n)
 		}
 	}
+	return rows, nil
+}
+
+// rankDefinitions is resolveDefinitions over rows read by definitionRows.
+func (e *Engine) rankDefinitions(ctx context.Context, db *store.DB, rows []store.ChunkRow, lk graph.Lookup, hintPath string) []defCandidate {
 	spans := newSpanCache(ctx, db)
 	rootName := filepath.Base(e.root)
 	seen := map[string]bool{}
@@ -177,7 +193,7 @@ func (e *Engine) resolveDefinitions(ctx context.Context, db *store.DB, lk graph.
 		}
 		out = folded
 	}
-	return out, nil
+	return out
 }
 
 // rateExact sets the confidence and resolution of the definitions that
@@ -277,18 +293,21 @@ func splitBySeparator(lk graph.Lookup, exact, loose []defCandidate) ([]defCandid
 // answer, the prototype in the header a second place to look.
 func markPrototypes(cs []defCandidate) {
 	cLike := func(c defCandidate) bool { return c.row.Language == "c" || c.row.Language == "cpp" }
-	decl := func(c defCandidate) bool {
-		return c.row.StartByte < 0 && (c.row.Kind == "function" || c.row.Kind == "method")
-	}
 	bodies := map[string]bool{}
 	for _, c := range cs {
-		if cLike(c) && !decl(c) {
+		if cLike(c) && !bodiless(c.row) {
 			bodies[c.row.Name] = true
 		}
 	}
 	for i := range cs {
-		cs[i].proto = cLike(cs[i]) && decl(cs[i]) && bodies[cs[i].row.Name]
+		cs[i].proto = cLike(cs[i]) && bodiless(cs[i].row) && bodies[cs[i].row.Name]
 	}
+}
+
+// bodiless reports whether r is a function or method declared without a
+// body (a names row, StartByte -1, of a function kind; chunk.Decl).
+func bodiless(r store.ChunkRow) bool {
+	return r.StartByte < 0 && (r.Kind == "function" || r.Kind == "method")
 }
 
 // overloading are the languages where one scope may define a name

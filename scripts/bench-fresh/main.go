@@ -151,12 +151,9 @@ func logf(format string, args ...any) {
 }
 
 func run(ctx context.Context, o *options) int {
-	bin, err := filepath.Abs(o.ctxBin)
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
+	bin, err := ctxproc.Binary(o.ctxBin)
 	if err != nil {
-		logf("ctx binary %s: %v (build it with: go build -o bin/ctx ./cmd/ctx)", o.ctxBin, err)
+		logf("%v", err)
 		return 1
 	}
 	tmp, err := os.MkdirTemp("", "bench-fresh-")

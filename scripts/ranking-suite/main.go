@@ -256,15 +256,15 @@ func main() {
 }
 
 func mainErr(bin, goroot string, index bool, outFile string, w io.Writer) error {
-	abs, err := filepath.Abs(bin)
+	abs, err := ctxproc.Binary(bin)
 	if err != nil {
 		return err
 	}
-	qs, err := loadQuestions(filepath.Join(suiteDir(), "queries.json"))
+	module := ctxproc.ModuleRoot()
+	qs, err := loadQuestions(filepath.Join(suiteDir(module), "queries.json"))
 	if err != nil {
 		return err
 	}
-	module := filepath.Join(suiteDir(), "..", "..")
 	if m := missingCorpus(qs, goroot, module); m != "" {
 		return errors.New(m)
 	}
@@ -280,16 +280,8 @@ func mainErr(bin, goroot string, index bool, outFile string, w io.Writer) error 
 	return nil
 }
 
-// suiteDir is this command's directory: the one holding queries.json
-// beside the current directory's go.mod, or the current directory.
-func suiteDir() string {
-	if out, err := exec.Command("go", "env", "GOMOD").Output(); err == nil {
-		if m := strings.TrimSpace(string(out)); m != "" && m != os.DevNull {
-			return filepath.Join(filepath.Dir(m), "scripts", "ranking-suite")
-		}
-	}
-	return "."
-}
+// suiteDir is this command's directory in the module at root.
+func suiteDir(root string) string { return filepath.Join(root, "scripts", "ranking-suite") }
 
 // corpusDirs maps every corpus to its directory.
 func corpusDirs(goroot, module string) map[string]string {

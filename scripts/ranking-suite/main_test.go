@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -58,18 +57,16 @@ func TestRankingGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the Go standard library; skipped with -short")
 	}
-	root := filepath.Join(suiteDir(), "..", "..")
+	root := ctxproc.ModuleRoot()
 	bin := filepath.Join(t.TempDir(), "ctx")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ctx")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ctx: %v\n%s", err, out)
+	if err := ctxproc.BuildCtx(root, bin); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("CTX_CACHE_DIR", t.TempDir())
 	// The default: the built-in model.
 	t.Setenv("CTX_EMBED_PROVIDER", "")
 	os.Unsetenv("CTX_EMBED_PROVIDER")
-	qs, err := loadQuestions(filepath.Join(suiteDir(), "queries.json"))
+	qs, err := loadQuestions(filepath.Join(suiteDir(root), "queries.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +82,7 @@ func TestRankingGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := golden(outs, runtime.Version())
-	file := filepath.Join(suiteDir(), "testdata", "golden.txt")
+	file := filepath.Join(suiteDir(root), "testdata", "golden.txt")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)

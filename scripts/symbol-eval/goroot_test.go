@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 // Floors the Go standard library labels must keep (issue: def
@@ -36,12 +37,9 @@ func TestGoRootFloors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the Go standard library; skipped with -short")
 	}
-	root := moduleRoot()
 	bin := filepath.Join(t.TempDir(), "ctx")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ctx")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ctx: %v\n%s", err, out)
+	if err := ctxproc.BuildCtx(ctxproc.ModuleRoot(), bin); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("CTX_CACHE_DIR", t.TempDir())
 	t.Setenv("CTX_EMBED_PROVIDER", "none")

@@ -892,17 +892,6 @@ func loadLabels(dir string) ([]label, error) {
 	return all, nil
 }
 
-// moduleRoot is the directory of `go env GOMOD`, else the current
-// directory.
-func moduleRoot() string {
-	if out, err := exec.Command("go", "env", "GOMOD").Output(); err == nil {
-		if m := strings.TrimSpace(string(out)); m != "" && m != os.DevNull {
-			return filepath.Dir(m)
-		}
-	}
-	return "."
-}
-
 // corpusDir returns the directory of corpus name; roots maps semble
 // repository names to their benchmark_root.
 func corpusDir(name, checkouts string, roots map[string]string) string {
@@ -933,15 +922,12 @@ func readRoots(file string) (map[string]string, error) {
 }
 
 func run(ctx context.Context, o *options, w io.Writer) int {
-	bin, err := filepath.Abs(o.ctxBin)
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
+	bin, err := ctxproc.Binary(o.ctxBin)
 	if err != nil {
-		logf("ctx binary %s: %v (build it with: go build -o bin/ctx ./cmd/ctx)", o.ctxBin, err)
+		logf("%v", err)
 		return 1
 	}
-	root := moduleRoot()
+	root := ctxproc.ModuleRoot()
 	if o.labels == "" {
 		o.labels = filepath.Join(root, "scripts", "symbol-eval", "labels")
 	}

@@ -1,6 +1,7 @@
-// Package ctxproc holds what the benchmark and soak scripts share to run
-// ctx as a server process: a free loopback port for `ctx serve`, waiting
-// until it answers, and reading its resident memory.
+// Package ctxproc holds what the benchmark, evaluation and soak scripts
+// share to run ctx: finding the module and building or locating the ctx
+// binary, a free loopback port for `ctx serve`, waiting until it answers,
+// and reading its resident memory.
 package ctxproc
 
 import (
@@ -124,4 +125,39 @@ func GoRoot() string {
 		}
 	}
 	return runtime.GOROOT()
+}
+
+// ModuleRoot is the directory of `go env GOMOD` (this repository when a
+// script runs inside it), else the current directory.
+func ModuleRoot() string {
+	if out, err := exec.Command("go", "env", "GOMOD").Output(); err == nil {
+		if m := strings.TrimSpace(string(out)); m != "" && m != os.DevNull {
+			return filepath.Dir(m)
+		}
+	}
+	return "."
+}
+
+// BuildCtx builds ./cmd/ctx of the module at root into the file out.
+// The error carries the compiler's output.
+func BuildCtx(root, out string) error {
+	build := exec.Command("go", "build", "-o", out, "./cmd/ctx")
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/ctx: %v\n%s", err, b)
+	}
+	return nil
+}
+
+// Binary returns the absolute path of the ctx binary at path, or an
+// error that says how to build it when there is none.
+func Binary(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		_, err = os.Stat(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("ctx binary %s: %v (build it with: go build -o bin/ctx ./cmd/ctx)", path, err)
+	}
+	return abs, nil
 }
