@@ -437,8 +437,8 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 	for _, d := range defs {
 		if d.StartByte >= 0 && d.Name == name && definitionKinds[d.Kind] {
 			defChunks[d.ID] = true
-			if !targetChunk[d.ID] && !isTestPath(d.Path) {
-				link.others++
+			if d.Part <= 1 && !targetChunk[d.ID] && !isTestPath(d.Path) {
+				link.others++ // a later part is the same definition
 			}
 		}
 	}

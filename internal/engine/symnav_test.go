@@ -201,3 +201,28 @@ func TestDeclarationsAreDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessReachesSplitDefinition: a mention through a receiver of unknown
+// type is linked, as a 0.5 guess, to the name's only definition even when
+// the index holds that definition in several parts.
+func TestGuessReachesSplitDefinition(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "app")
+	var long strings.Builder
+	long.WriteString("package sum\n\n// Total adds.\nfunc (s *Sum) Total() int {\n\tn := 0\n")
+	for i := range 150 {
+		fmt.Fprintf(&long, "\tn += %d\n", i)
+	}
+	long.WriteString("\treturn n\n}\n\ntype Sum struct{}\n")
+	writeFile(t, root, "sum/sum.go", long.String())
+	writeFile(t, root, "use/use.js", "function show(x) {\n  return x.Total();\n}\n")
+	e := open(t, testConfig(t), root, nil)
+	index(t, e, engine.IndexOptions{})
+	refs, err := e.References(t.Context(), engine.ReferenceQuery{Symbol: "Total", Kinds: []string{"call"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 || refs[0].Path != "use/use.js" || refs[0].Definition != "sum/sum.go:3" || refs[0].Confidence != 0.5 {
+		t.Errorf("refs = %+v, want use/use.js linked to sum/sum.go:3 at 0.5", refs)
+	}
+}
