@@ -15,17 +15,24 @@ import (
 // rankDefinitions rates 0.9 or more when there is one, else every
 // definition that fits exactly or loosely (narrowed is then true:
 // mentions are of these definitions, not of every same-named one); a
-// bare name without a hint means every definition of the name.
+// bare name without a hint means every definition of the name, unranked.
 func (e *Engine) referenceTargets(ctx context.Context, db *store.DB, rows []store.ChunkRow, lk graph.Lookup, hint string) (targets []defCandidate, narrowed bool) {
+	if len(lk.Quals) == 0 && hint == "" {
+		// Every definition: nothing to rank (a common name has
+		// hundreds, each widened through its file's chunks).
+		for _, r := range rows {
+			if r.Name == lk.Name && definitionKinds[r.Kind] && r.Part <= 1 && (r.StartByte >= 0 || bodiless(r)) {
+				targets = append(targets, defCandidate{row: r})
+			}
+		}
+		return targets, false
+	}
 	cands := e.rankDefinitions(ctx, db, rows, lk, hint)
 	var out []defCandidate
 	for _, c := range cands {
 		if c.row.StartByte >= 0 || bodiless(c.row) { // not one-line constants and variables
 			out = append(out, c)
 		}
-	}
-	if len(lk.Quals) == 0 && hint == "" {
-		return out, false
 	}
 	if len(out) > 0 && out[0].conf >= 0.9 {
 		return out[:1], true
