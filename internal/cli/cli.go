@@ -20,6 +20,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/search"
 )
 
 // Exit codes (../shared/DESIGN.md, CLI contract).
@@ -150,6 +151,11 @@ func (d *Deps) config() (config.Config, error) {
 	}
 	if d.watchDebounce > 0 {
 		cfg.WatchDebounce = d.watchDebounce
+	}
+	if v := os.Getenv(search.TuneEnv); v != "" {
+		if err := search.SetTuning(v); err != nil {
+			return cfg, flagError{err}
+		}
 	}
 	return cfg, nil
 }
