@@ -86,12 +86,12 @@ func goldFiles(patch string) []string {
 	var files []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(patch, "\n") {
-		p, ok := strings.CutPrefix(line, "+++ b/")
+		p, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "+++ b/")
 		if !ok || seen[p] {
 			continue
 		}
 		seen[p] = true
-		files = append(files, strings.TrimRight(p, "\r"))
+		files = append(files, p)
 	}
 	return files
 }
