@@ -68,7 +68,21 @@ type Query struct {
 	Frames []Frame
 	// Words is the number of identifier runs in the query.
 	Words int
+	// Title is the analysis of a long query's first line when it reads
+	// as a summary of the rest, as an issue's title does ("Migrations
+	// uses value of enum object instead of its name."): a line of
+	// titleMinWords to titleMaxWords words that is not a stack frame or
+	// a traceback header. Nil otherwise, and always for short queries.
+	Title *Query
 }
+
+// Bounds of a title line, in words (identifier runs). An issue title is a
+// sentence; a longer first line is a paragraph whose words the whole
+// query already weighs.
+const (
+	titleMinWords = 2
+	titleMaxWords = 30
+)
 
 var (
 	rePyFrame   = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?`)
@@ -234,7 +248,35 @@ func Analyze(raw string) *Query {
 	default:
 		q.Kind = QueryNatural
 	}
+	if q.Kind == QueryLong {
+		q.Title = title(raw)
+	}
 	return q
+}
+
+// title returns the analysis of raw's first non-blank line when it reads
+// as a title (see [Query].Title), else nil.
+func title(raw string) *Query {
+	line := strings.TrimSpace(raw)
+	i := strings.IndexByte(line, '\n')
+	if i < 0 {
+		return nil // one line: the query is its own title
+	}
+	line = strings.TrimSpace(line[:i])
+	if strings.HasPrefix(line, "Traceback") || rePyFrame.MatchString(line) || reGoFrame.MatchString(line) ||
+		reJSFrame.MatchString(line) || reJavaFrame.MatchString(line) {
+		return nil
+	}
+	n := 0
+	Words(line, func(string, int) { n++ })
+	if n < titleMinWords || n > titleMaxWords {
+		return nil
+	}
+	t := Analyze(line)
+	if t.Kind == QueryLong {
+		return nil
+	}
+	return t
 }
 
 // TopTerms returns up to n terms with the highest weights, ties broken by

@@ -486,3 +486,34 @@ func TestAnalyzePathOnce(t *testing.T) {
 		t.Errorf("Paths mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestTitle checks which long queries have a title line: an issue's
+// summary line does; a traceback's header, a one-line query and a first
+// line of one word or of a paragraph's length do not.
+func TestTitle(t *testing.T) {
+	body := strings.Repeat("The generated file uses the wrong value here. ", 6)
+	cases := []struct {
+		raw, want string
+	}{
+		{"Migrations uses value of enum object instead of its name.\nDescription\n" + body, "Migrations uses value of enum object instead of its name."},
+		{"  \n\tOptional URL params crash some view functions.\r\n" + body, "Optional URL params crash some view functions."},
+		{"Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n" + body, ""},
+		{"Bug\n" + body, ""},
+		{strings.Repeat("word ", 35) + "\n" + body, ""},
+		{body, ""},
+		{"how are idle connections closed", ""},
+	}
+	for _, c := range cases {
+		q := analyze.Analyze(c.raw)
+		got := ""
+		if q.Title != nil {
+			got = q.Title.Raw
+			if q.Title.Kind == analyze.QueryLong || len(q.Title.Terms) == 0 {
+				t.Errorf("title %q analyzed as %s with %d terms", got, q.Title.Kind, len(q.Title.Terms))
+			}
+		}
+		if got != c.want {
+			t.Errorf("Analyze(%.40q).Title = %q, want %q", c.raw, got, c.want)
+		}
+	}
+}

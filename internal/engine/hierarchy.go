@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/graph"
 
 	"github.com/ctx-dev/ctx/internal/store"
@@ -362,7 +363,7 @@ func (s *baseScope) onlyType(name string) bool {
 	}
 	n := 0
 	for _, c := range rows {
-		if c.Name == name && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && !isTestPath(c.Path) {
+		if c.Name == name && typeKinds[c.Kind] && c.Kind != "impl" && c.Part <= 1 && !discover.IsTestPath(c.Path) {
 			n++
 		}
 	}

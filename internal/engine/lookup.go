@@ -135,27 +135,6 @@ func pathNearness(hint, p string) int {
 	return 0
 }
 
-// isTestPath reports whether a path looks like a test file in any of the
-// common layouts (Go _test.go, Python test_*.py/*_test.py, JS/TS
-// *.test.*/*.spec.*, Java/C# *Test(s).*, tests/ and __tests__ folders).
-func isTestPath(p string) bool {
-	base := path.Base(p)
-	stem := strings.TrimSuffix(base, path.Ext(base))
-	switch {
-	case strings.HasSuffix(stem, "_test"), strings.HasPrefix(stem, "test_"),
-		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"),
-		strings.HasSuffix(stem, "Test"), strings.HasSuffix(stem, "Tests"), strings.HasSuffix(stem, "_spec"):
-		return true
-	}
-	for _, dir := range strings.Split(path.Dir(p), "/") {
-		switch dir {
-		case "test", "tests", "__tests__", "spec", "testdata":
-			return true
-		}
-	}
-	return false
-}
-
 // Reference is one line that mentions a symbol by its whole name.
 type Reference struct {
 	Path string `json:"path"`
@@ -242,7 +221,7 @@ func (l *linker) only() (store.ChunkRow, bool) {
 	var one store.ChunkRow
 	n := l.others
 	for _, d := range l.defs {
-		if !isTestPath(d.Path) {
+		if !discover.IsTestPath(d.Path) {
 			one, n = d, n+1
 		}
 	}
@@ -334,7 +313,7 @@ func (l *linker) scoped(from, qual string) (def store.ChunkRow, conf float64, wh
 	if lang := l.caller.Language; lang == "c" || lang == "cpp" {
 		var only []store.ChunkRow
 		for _, d := range l.defs {
-			if definitionOwner(d) == "" && !isTestPath(d.Path) {
+			if definitionOwner(d) == "" && !discover.IsTestPath(d.Path) {
 				only = append(only, d)
 			}
 		}
@@ -437,7 +416,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 	for _, d := range defs {
 		if d.StartByte >= 0 && d.Name == name && definitionKinds[d.Kind] {
 			defChunks[d.ID] = true
-			if d.Part <= 1 && !targetChunk[d.ID] && !isTestPath(d.Path) {
+			if d.Part <= 1 && !targetChunk[d.ID] && !discover.IsTestPath(d.Path) {
 				link.others++ // a later part is the same definition
 			}
 		}

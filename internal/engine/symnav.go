@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/graph"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -118,7 +119,7 @@ func (e *Engine) rankDefinitions(ctx context.Context, db *store.DB, rows []store
 				c.quals++
 			}
 		}
-		c.test = isTestPath(r.Path)
+		c.test = discover.IsTestPath(r.Path)
 		c.near = pathNearness(hintPath, r.Path)
 		all = append(all, c)
 	}

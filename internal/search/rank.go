@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -119,6 +121,20 @@ type tuning struct {
 	// bags): off 0.836, 0.8 0.838, 0.5 0.842, 0.25 0.840; with the raw-count
 	// ctx-code-2 model 0.5 cost 0.843 → 0.839.
 	DenseDropDF float64
+	// TitleWeight and TitleRRFK fuse a long query's whole-text and title
+	// searches by file (fuseTitle): weight of the title's list (the whole
+	// text's is 1) and the RRF k. Simulated on the two rankings of ctx at
+	// 238e521 (Acc@1/@5 and MRR; DEV 50 | Lite dev 23): whole text only
+	// 0.56/0.76 0.650 | 0.52/0.87 0.671; title only 0.46/0.72 0.586 |
+	// 0.61/0.78 0.689; fused with weight 1 and k 1 0.56/0.82 0.676 |
+	// 0.65/0.87 0.741, k 10 0.52/0.82 0.648 | 0.65/0.87 0.735, k 60
+	// 0.52/0.82 0.642 | 0.65/0.83 0.732; weight 0.5 with k 1 0.56/0.78
+	// 0.666 | 0.57/0.87 0.697.
+	TitleWeight, TitleRRFK float64
+	// LongDocPenalty further multiplies prose (markdown and text files)
+	// for long queries: an issue quotes the documentation it read, while
+	// the change it asks for is in code.
+	LongDocPenalty float64
 }
 
 // denseRerank returns the dense-rerank weight for a query kind.
@@ -154,6 +170,9 @@ var tune = tuning{
 	SupersededPenalty: 0.7,
 	ForeignOSPenalty:  0.7,
 	DenseDropDF:       0.5,
+	TitleWeight:       1,
+	TitleRRFK:         1,
+	LongDocPenalty:    0.5,
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.
@@ -251,7 +270,7 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 			c.Boosts = append(c.Boosts, "other-os")
 		}
 		switch {
-		case !wantsTests && isTestPath(p):
+		case !wantsTests && discover.IsTestPath(c.Path):
 			mult *= tune.TestPenalty
 			c.Boosts = append(c.Boosts, "test")
 		case !wantsExamples && isExamplePath(p):
@@ -266,6 +285,10 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 		case strings.HasSuffix(p, ".d.ts") || path.Base(p) == "__init__.py":
 			mult *= tune.DeclPenalty
 			c.Boosts = append(c.Boosts, "declarations")
+		}
+		if !short && (c.Language == "markdown" || c.Language == "text") {
+			mult *= tune.LongDocPenalty
+			c.Boosts = append(c.Boosts, "prose")
 		}
 		c.Score = (c.Score + add) * mult
 	}
@@ -316,29 +339,25 @@ func mentions(text string, words ...string) bool {
 	return found
 }
 
-func isTestPath(p string) bool {
-	base := path.Base(p)
-	return strings.Contains(p, "/test/") || strings.Contains(p, "/tests/") || strings.HasPrefix(p, "test/") ||
-		strings.HasPrefix(p, "tests/") || strings.Contains(p, "/__tests__/") || strings.Contains(p, "/spec/") ||
-		strings.HasPrefix(p, "spec/") || strings.Contains(p, "/testdata/") || strings.HasPrefix(p, "testdata/") ||
-		strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasSuffix(base, "_spec.rb") ||
-		strings.HasSuffix(base, "test.java") || strings.HasSuffix(base, "tests.java") || strings.HasSuffix(base, "test.kt") ||
-		strings.HasSuffix(base, "spec.scala") || strings.HasSuffix(base, "test.scala") || strings.HasSuffix(base, "_test.exs") ||
-		strings.HasSuffix(base, "tests.cs") || strings.HasSuffix(base, "test.cs") || strings.Contains(p, "/src/test/")
-}
-
 func isExamplePath(p string) bool {
+	stem := fileStem(p)
 	return strings.Contains(p, "example") || strings.Contains(p, "/demo/") || strings.HasPrefix(p, "demo/") ||
 		strings.Contains(p, "/samples/") || strings.HasPrefix(p, "samples/") || strings.Contains(p, "/benchmark") ||
-		strings.HasPrefix(p, "bench") || strings.Contains(p, "docs_src/") || strings.HasPrefix(p, "docs/")
+		strings.HasPrefix(p, "bench") || strings.Contains(p, "docs_src/") || strings.HasPrefix(p, "docs/") ||
+		strings.HasSuffix(stem, "_benchmark") || strings.HasSuffix(stem, "-benchmark") || strings.HasSuffix(stem, "_bench") ||
+		strings.HasSuffix(stem, "-bench")
 }
 
 func isVendorPath(p string) bool {
 	return strings.Contains(p, "vendor/") || strings.Contains(p, "third_party/") || strings.Contains(p, "/compat/") ||
 		strings.Contains(p, "/legacy/") || strings.Contains(p, "_generated") || strings.Contains(p, ".pb.") ||
-		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.")
+		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.") || reVersionedAsset.MatchString(path.Base(p))
 }
+
+// reVersionedAsset matches the name of a copied script or style sheet that
+// carries its release (jquery-3.5.1.js, underscore-1.13.1.min.js): a
+// library shipped as an asset, not the project's own code.
+var reVersionedAsset = regexp.MustCompile(`[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.(js|mjs|css)$`)
 
 // supersededPaths returns the candidate paths (the keys of paths) under a
 // version directory (v1, v2, …) whose parent directory holds a higher

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -209,4 +210,41 @@ func decodeLists(data []byte) []Ranked {
 		lists = append(lists, l)
 	}
 	return lists
+}
+
+// TestFuseTitle checks the file-level fusion of a long query's two
+// searches: a file both lists hold outranks files only one list puts
+// first, each file's chunks keep their order and the second is damped,
+// and title ranks are recorded.
+func TestFuseTitle(t *testing.T) {
+	saved := tune
+	t.Cleanup(func() { tune = saved })
+	tune.TitleWeight, tune.TitleRRFK, tune.Diversity = 1, 1, 0.1
+	r := func(id int64, p string) Result {
+		return Result{ChunkID: id, Path: p, Channels: map[string]ChannelHit{"bm25": {Rank: int(id)}}}
+	}
+	whole := []Result{r(1, "a.py"), r(2, "b.py"), r(3, "a.py"), r(4, "d.py")}
+	byTitle := []Result{r(5, "c.py"), r(2, "b.py"), r(6, "b.py")}
+	got := fuseTitle(whole, byTitle, 10)
+	var ids []int64
+	for _, g := range got {
+		ids = append(ids, g.ChunkID)
+	}
+	// Files: b 1/3+1/3, a 1/2, c 1/2, d 1/4; chunk 3 is a's second (×0.1),
+	// chunk 6 b's second.
+	if want := []int64{2, 1, 5, 4, 6, 3}; !slices.Equal(ids, want) {
+		t.Errorf("fused order %v, want %v", ids, want)
+	}
+	if got[0].Channels["title"].Rank != 2 || got[0].Channels["bm25"].Rank != 2 {
+		t.Errorf("b.py channels %v, want title #2 beside bm25 #2", got[0].Channels)
+	}
+	if _, ok := got[1].Channels["title"]; ok {
+		t.Errorf("a.py, absent from the title's list, has a title rank: %v", got[1].Channels)
+	}
+	if _, ok := whole[1].Channels["title"]; ok {
+		t.Error("fuseTitle changed its input's channel map")
+	}
+	if got := fuseTitle(whole, byTitle, 2); len(got) != 2 {
+		t.Errorf("limit 2 kept %d results", len(got))
+	}
 }

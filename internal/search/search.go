@@ -42,15 +42,17 @@ type Request struct {
 }
 
 // ChannelNames lists the recall channels a [Request] may restrict to:
-// bm25, code (identifiers of long queries), phrase, symbol (defined
-// names), path, mention (paths and stack frames in the query), bm25-file
-// (a file-level view of the BM25 hits) and dense (embeddings).
-var ChannelNames = []string{"bm25", "code", "phrase", "symbol", "path", "mention", "bm25-file", "dense"}
+// bm25, code (identifiers of long queries), title (a second search for a
+// long query's title line, fused by file: see [Searcher.Search]), phrase,
+// symbol (defined names), path, mention (paths and stack frames in the
+// query), bm25-file (a file-level view of the BM25 hits) and dense
+// (embeddings).
+var ChannelNames = []string{"bm25", "code", "title", "phrase", "symbol", "path", "mention", "bm25-file", "dense"}
 
 // LexicalChannels are the channels that need no embedding model. (With
 // dense, the candidates of every kept channel are also reordered by their
 // similarity to the query: "dense-rerank" in a result's channels.)
-var LexicalChannels = ChannelNames[:7:7]
+var LexicalChannels = ChannelNames[:8:8]
 
 // Uses reports whether req keeps channel.
 func (req *Request) Uses(channel string) bool {
@@ -135,6 +137,12 @@ const (
 
 // Search runs one request. An index with no chunks is not an error here;
 // the engine reports a missing or empty index before searching.
+//
+// A long query with a title line (an issue: [analyze.Query].Title) is
+// searched twice, whole and by its title alone, concurrently, and the two
+// rankings are fused by file (fuseTitle): the title says what is wrong in
+// a few words that the issue's code samples, logs and prose drown, while
+// the whole text holds the identifiers and paths.
 func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, error) {
 	start := time.Now()
 	limit := req.Limit
@@ -142,6 +150,43 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		limit = 10
 	}
 	q := analyze.Analyze(req.Query)
+	if q.Title == nil || !req.Uses("title") {
+		return s.search(ctx, req, q, limit, start)
+	}
+	depth := max(limit, titleDepth)
+	var (
+		whole, byTitle []Result
+		st, tst        Stats
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		whole, st, err = s.search(gctx, req, q, depth, start)
+		return err
+	})
+	g.Go(func() (err error) {
+		treq := req
+		treq.Query = q.Title.Raw
+		byTitle, tst, err = s.search(gctx, treq, q.Title, depth, start)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, st, err
+	}
+	if st.DenseErr == nil {
+		st.DenseErr = tst.DenseErr
+	}
+	out := fuseTitle(whole, byTitle, limit)
+	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, st, nil
+}
+
+// titleDepth is how many results each of a long query's two searches
+// (whole and title) ranks before they are fused: deep enough that a file
+// the title puts first can lift a file the whole text ranks 20th.
+const titleDepth = 40
+
+// search runs one request for the analyzed query q, keeping limit results.
+func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, limit int, start time.Time) ([]Result, Stats, error) {
 	st := Stats{QueryKind: string(q.Kind)}
 
 	n := s.TotalChunks
@@ -282,6 +327,64 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
+}
+
+// fuseTitle fuses the results of a long query's whole-text search and of
+// its title's search by file: a file scores Σ w/(TitleRRFK + r) over the
+// two lists, r being its 1-based rank among each list's distinct files (w
+// is 1 for the whole text, tune.TitleWeight for the title). Each file's
+// chunks keep their order (the whole text's first, then the title's), the
+// n-th further chunk of a file is damped by tune.Diversity^n, as in
+// diversify, and the best limit results are returned. A result's Score is
+// its fused file score so damped; its Channels gain "title" with the
+// file's rank in the title's list.
+func fuseTitle(whole, byTitle []Result, limit int) []Result {
+	fileScore := map[string]float64{}
+	titleRank := map[string]int{}
+	for li, list := range [][]Result{whole, byTitle} {
+		w := 1.0
+		if li == 1 {
+			w = tune.TitleWeight
+		}
+		seen := map[string]bool{}
+		for _, r := range list {
+			if seen[r.Path] {
+				continue
+			}
+			seen[r.Path] = true
+			fileScore[r.Path] += w / (tune.TitleRRFK + float64(len(seen)))
+			if li == 1 {
+				titleRank[r.Path] = len(seen)
+			}
+		}
+	}
+	var out []Result
+	inOut := map[int64]bool{}
+	nth := map[string]int{}
+	for _, list := range [][]Result{whole, byTitle} {
+		for _, r := range list {
+			if inOut[r.ChunkID] {
+				continue
+			}
+			inOut[r.ChunkID] = true
+			r.Score = fileScore[r.Path] * math.Pow(tune.Diversity, float64(nth[r.Path]))
+			nth[r.Path]++
+			if tr, ok := titleRank[r.Path]; ok {
+				ch := make(map[string]ChannelHit, len(r.Channels)+1)
+				for k, v := range r.Channels {
+					ch[k] = v
+				}
+				ch["title"] = ChannelHit{Rank: tr}
+				r.Channels = ch
+			}
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }
 
 // recalled is what the recall channels found for one query.
