@@ -46,7 +46,10 @@ package chunk
 //	   JavaScript "obj.m = function" assignments are functions; C and
 //	   C++ specifier macros (FMT_API, UV_EXTERN) and lone macro lines
 //	   (FMT_BEGIN_NAMESPACE) no longer derail the parse.
-const Version = 5
+//	6: a JavaScript or TypeScript JSDoc block one or two blank lines
+//	   above a definition is its doc comment (was a chunk of its own);
+//	   a block's summary skips comment markers ("/**").
+const Version = 6
 
 // Kind names what a chunk holds.
 type Kind string

@@ -52,6 +52,16 @@ func (w *walker) blockOpensAt(t []byte) bool {
 func (w *walker) scanDocUp(l, floor int) int {
 	top := l + 1
 	s := w.spec
+	if s.docGap {
+		// A JSDoc block one or two blank lines above still documents it.
+		k := l
+		for k >= floor && l-k < maxDocGap && len(w.li.text(k)) == 0 {
+			k--
+		}
+		if k < l && k >= floor && w.jsDocEndsAt(k, floor) {
+			l = k
+		}
+	}
 	for l >= floor {
 		t := w.li.text(l)
 		if len(t) == 0 {
@@ -79,6 +89,35 @@ func (w *walker) scanDocUp(l, floor int) int {
 		break
 	}
 	return top
+}
+
+// maxDocGap is the most blank lines between a JSDoc block and the
+// definition it documents.
+const maxDocGap = 2
+
+// jsDocEndsAt reports whether line l ends a "/**" block that starts at
+// or after floor and reads as a definition's documentation, not a file
+// header (no licence, copyright or @file/@module tag).
+func (w *walker) jsDocEndsAt(l, floor int) bool {
+	if !bytes.HasSuffix(w.li.text(l), []byte("*/")) {
+		return false
+	}
+	for k := l; k >= floor; k-- {
+		t := w.li.text(k)
+		low := bytes.ToLower(t)
+		for _, h := range []string{"copyright", "@license", "@file", "@fileoverview", "@module", "@packagedocumentation"} {
+			if bytes.Contains(low, []byte(h)) {
+				return false
+			}
+		}
+		if bytes.HasPrefix(t, []byte("/*")) {
+			return bytes.HasPrefix(t, []byte("/**")) && !bytes.HasPrefix(t, []byte("/**/"))
+		}
+		if len(t) == 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // scanDocDown returns the first line at or after l (and at most limit+1)

@@ -61,7 +61,15 @@ func TestDecls(t *testing.T) {
 		},
 		"response.js": {
 			decls: []string{"function res.header  10-10"},
-			defs:  []string{"function res.set 6-12", "method View.prototype.render 14-16", "function normalizeType 18-20"},
+			// The JSDoc block one blank line above res.json, or two above
+			// res.redirect, is its doc; three blank lines part res.end
+			// from the comment above it.
+			defs: []string{"function res.set 6-12", "method View.prototype.render 14-16", "function normalizeType 18-20", "function res.json 24-30",
+				"function res.redirect 32-39", "function res.end 47-49"},
+		},
+		"header.js": {
+			// A licence header is not the first function's doc.
+			defs: []string{"function first 5-7"},
 		},
 		"base.rb": {
 			defs: []string{
@@ -96,6 +104,14 @@ func TestDecls(t *testing.T) {
 			}
 			if diff := cmp.Diff(w.defs, defs); diff != "" {
 				t.Errorf("%s (%s) definitions (-want +got):\n%s", f.name, lang, diff)
+			}
+			for _, c := range got.Chunks {
+				if c.Symbol == "res.json" && c.Doc != "Send a JSON response." {
+					t.Errorf("res.json doc = %q, want the JSDoc a blank line above", c.Doc)
+				}
+				if c.Symbol == "first" && c.Doc != "" {
+					t.Errorf("first doc = %q, want none (a licence header)", c.Doc)
+				}
 			}
 			// Chunk and ChunkFile agree.
 			cs, _ := ck.Chunk(context.Background(), f.name, lang, f.data)

@@ -64,6 +64,7 @@ func init() {
 			lineComments: cComments.line,
 			blockStart:   cComments.start,
 			blockEnd:     cComments.end,
+			docGap:       true,
 		})
 	}
 }

@@ -122,6 +122,10 @@ type langSpec struct {
 	notDoc       []string
 	// blockStart and blockEnd delimit block comments ("/*", "*/").
 	blockStart, blockEnd string
+	// docGap: a JSDoc block ("/** … */") separated from the definition
+	// below it by one or two blank lines still documents it (JavaScript
+	// and TypeScript code often leaves that line).
+	docGap bool
 	// mask, when set, returns the bytes tree-sitter parses instead of
 	// the file's: the same length and lines, with constructs the grammar
 	// misreads blanked (C and C++ specifier macros). Chunk text, names

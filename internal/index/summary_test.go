@@ -36,6 +36,30 @@ func TestSummary(t *testing.T) {
 			want: "Getting started",
 		},
 		{
+			name: "a JSDoc block's first words, not its opening marker",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "/**\n * URL-encoded parser.\n * @public\n */\nexports.urlencoded = require('./u')\n",
+			want: "URL-encoded parser.",
+		},
+		{
+			name: "a licence banner's first words",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "/*!\n * body-parser\n */\n",
+			want: "body-parser",
+		},
+		{
+			name: "a Python comment's words, a preprocessor line kept",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "#\n# Helpers for the tests.\n",
+			want: "Helpers for the tests.",
+		},
+		{
+			name: "preprocessor line",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "#include <stdio.h>\n",
+			want: "#include <stdio.h>",
+		},
+		{
 			name: "first non-blank code line",
 			c:    chunk.Chunk{Kind: chunk.KindBlock},
 			text: "\n\n   \t\n\timport (\n\t\t\"fmt\"\n",
