@@ -74,6 +74,10 @@ type Query struct {
 	// titleMinWords to titleMaxWords words that is not a stack frame or
 	// a traceback header. Nil otherwise, and always for short queries.
 	Title *Query
+	// IsTitle marks a [Query].Title: ranked as a part of its long query,
+	// where naming tests, examples or docs ("test_multidb fails") does
+	// not ask for them.
+	IsTitle bool
 }
 
 // Bounds of a title line, in words (identifier runs). An issue title is a
@@ -276,6 +280,7 @@ func title(raw string) *Query {
 	if t.Kind == QueryLong {
 		return nil
 	}
+	t.IsTitle = true
 	return t
 }
 

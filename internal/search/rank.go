@@ -187,9 +187,9 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	}
 	raw := strings.ToLower(q.Raw)
 	// A short query that names tests, examples or docs asks for them; a
-	// long one (an issue, a traceback) mentions them in passing while the
-	// code to change is the implementation.
-	short := q.Kind != analyze.QueryLong
+	// long one (an issue, a traceback), or its title, mentions them in
+	// passing while the code to change is the implementation.
+	short := q.Kind != analyze.QueryLong && !q.IsTitle
 	wantsTests := short && mentions(raw, "test", "tests", "testing", "spec", "specs", "unittest", "fixture", "fixtures")
 	wantsExamples := short && mentions(raw, "example", "examples", "demo", "demos", "sample", "samples")
 	wantsDocs := short && mentions(raw, "doc", "docs", "documentation", "readme", "guide", "tutorial", "changelog")
@@ -286,7 +286,7 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 			mult *= tune.DeclPenalty
 			c.Boosts = append(c.Boosts, "declarations")
 		}
-		if !short && (c.Language == "markdown" || c.Language == "text") {
+		if q.Kind == analyze.QueryLong && (c.Language == "markdown" || c.Language == "text") {
 			mult *= tune.LongDocPenalty
 			c.Boosts = append(c.Boosts, "prose")
 		}

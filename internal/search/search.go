@@ -335,12 +335,15 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 // is 1 for the whole text, tune.TitleWeight for the title). Each file's
 // chunks keep their order (the whole text's first, then the title's), the
 // n-th further chunk of a file is damped by tune.Diversity^n, as in
-// diversify, and the best limit results are returned. A result's Score is
+// diversify, and the best limit results are returned. Equal scores go to
+// the file with the better best rank in either list (first in one list
+// beats second in both). A result's Score is
 // its fused file score so damped; its Channels gain "title" with the
 // file's rank in the title's list.
 func fuseTitle(whole, byTitle []Result, limit int) []Result {
 	fileScore := map[string]float64{}
 	titleRank := map[string]int{}
+	bestRank := map[string]int{} // a file's best rank in either list
 	for li, list := range [][]Result{whole, byTitle} {
 		w := 1.0
 		if li == 1 {
@@ -353,6 +356,9 @@ func fuseTitle(whole, byTitle []Result, limit int) []Result {
 			}
 			seen[r.Path] = true
 			fileScore[r.Path] += w / (tune.TitleRRFK + float64(len(seen)))
+			if b, ok := bestRank[r.Path]; !ok || len(seen) < b {
+				bestRank[r.Path] = len(seen)
+			}
 			if li == 1 {
 				titleRank[r.Path] = len(seen)
 			}
@@ -380,7 +386,12 @@ func fuseTitle(whole, byTitle []Result, limit int) []Result {
 			out = append(out, r)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return bestRank[out[i].Path] < bestRank[out[j].Path]
+	})
 	if len(out) > limit {
 		out = out[:limit]
 	}
