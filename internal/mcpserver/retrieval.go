@@ -67,7 +67,7 @@ type Segment struct {
 	Code      string  `json:"code" jsonschema:"the text of the lines"`
 	// ScoreComponents gives, per recall channel that found the segment,
 	// its rank there and the channel's own score.
-	ScoreComponents map[string]search.ChannelHit `json:"score_components" jsonschema:"per recall channel that found it (bm25, code, phrase, symbol, path, mention, bm25-file, dense, dense-rerank): rank (1-based) and that channel's score"`
+	ScoreComponents map[string]search.ChannelHit `json:"score_components" jsonschema:"per recall channel that found it (bm25, code, title, phrase, symbol, path, mention, bm25-file, dense, dense-rerank): rank (1-based) and that channel's score"`
 	Boosts          []string                     `json:"boosts,omitempty" jsonschema:"ranking adjustments applied (debug only)"`
 	Stale           bool                         `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed; code is read from the current file"`
 	Clipped         bool                         `json:"clipped,omitempty" jsonschema:"the segment alone exceeded the page budget and was cut to fit; read the rest from the file"`

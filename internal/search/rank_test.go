@@ -198,8 +198,8 @@ func TestRankSymbolDefinition(t *testing.T) {
 			cands := []Result{
 				{ChunkID: 3, Path: "cmd/main.go", StartLine: 10, EndLine: 30, Kind: "block", Score: 0.6},
 				{ChunkID: 1, Path: "web/a.js", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
-				{ChunkID: 2, Path: "pkg/b.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
-				{ChunkID: 4, Path: "pkg/c.go", StartLine: 10, EndLine: 30, Kind: "method", Score: 0.55},
+				{ChunkID: 2, Path: "pkg/config/b.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
+				{ChunkID: 4, Path: "pkg/config/c.go", StartLine: 10, EndLine: 30, Kind: "method", Score: 0.55},
 			}
 			names := map[int64]string{1: "parseConfig", 2: "ParseConfig", 4: "Other"}
 			q := analyze.Analyze(c.query)
@@ -210,8 +210,8 @@ func TestRankSymbolDefinition(t *testing.T) {
 			if got := ids(cands); got[0] != c.want {
 				t.Errorf("order %v, want chunk %d first", got, c.want)
 			}
-			if !slices.Contains(cands[0].Boosts, "definition") {
-				t.Errorf("first chunk boosts = %v, want \"definition\"", cands[0].Boosts)
+			if !slices.Contains(cands[0].Boosts, "definition") && !slices.Contains(cands[0].Boosts, "definition (qualified)") {
+				t.Errorf("first chunk boosts = %v, want \"definition\" or \"definition (qualified)\"", cands[0].Boosts)
 			}
 		})
 	}
@@ -402,6 +402,36 @@ func TestRankForeignOS(t *testing.T) {
 		}
 		if c.damp && cands[0].ChunkID != 2 {
 			t.Errorf("%q: windows chunk first; want the unix one", c.query)
+		}
+	}
+}
+
+// TestRankQualifiedSymbol: for a qualified symbol query the definition
+// whose owners hold the qualifier ranks first, even when another
+// definition of the name fused higher; a public declaration ranks above
+// its internal twin; an unqualified query leaves the order to fusion.
+func TestRankQualifiedSymbol(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		query     string
+		paths     [2]string // fused order: the first scores higher
+		wantFirst string
+	}{
+		{"io.Reader", [2]string{"strings/reader.go", "io/io.go"}, "io/io.go"},
+		{"Sinatra::Base", [2]string{"lib/rack/base.rb", "lib/sinatra/base.rb"}, "lib/sinatra/base.rb"},
+		{"sync.Mutex", [2]string{"internal/sync/mutex.go", "sync/mutex.go"}, "sync/mutex.go"},
+		{"internal/sync.Mutex", [2]string{"internal/sync/mutex.go", "sync/mutex.go"}, "internal/sync/mutex.go"},
+		{"Reader", [2]string{"strings/reader.go", "io/io.go"}, "strings/reader.go"},
+	}
+	for _, c := range cases {
+		cands := []Result{
+			{ChunkID: 1, Path: c.paths[0], StartLine: 10, EndLine: 30, Kind: "type", Score: 0.6},
+			{ChunkID: 2, Path: c.paths[1], StartLine: 10, EndLine: 30, Kind: "type", Score: 0.5},
+		}
+		name := lastSegment(c.query)
+		rank(analyze.Analyze(c.query), cands, map[int64]string{1: name, 2: name})
+		if cands[0].Path != c.wantFirst {
+			t.Errorf("%q: first %s (boosts %v, %v), want %s", c.query, cands[0].Path, cands[0].Boosts, cands[1].Boosts, c.wantFirst)
 		}
 	}
 }

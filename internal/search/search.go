@@ -958,7 +958,14 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 	if len(names) > 200 {
 		names = names[:200]
 	}
-	rows, err := s.DB.ChunksByName(ctx, names, symbolLimit*4)
+	// A qualified name ("io.Reader") looks further: the rows come in path
+	// order, and the qualified definition of a common name may sort late.
+	quals := queryQualifiers(q)
+	fetch := symbolLimit * 4
+	if q.Kind == analyze.QuerySymbol && len(quals) > 0 {
+		fetch = symbolLimit * 20
+	}
+	rows, err := s.DB.ChunksByName(ctx, names, fetch)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -979,6 +986,9 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 		}
 		if r.Part > 1 {
 			sc -= 0.5 // later pieces of a split definition
+		}
+		if qs := quals[r.Name]; len(qs) > 0 && holdsQualifiers(r.Path, r.Symbol, r.Breadcrumb, qs) {
+			sc += 1
 		}
 		cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
 	}
