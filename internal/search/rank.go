@@ -143,11 +143,15 @@ type tuning struct {
 	QualMiss float64
 	// InternalPenalty multiplies, for symbol queries, chunks under an
 	// internal, detail or private directory (Go's internal/sync twin of
-	// sync.Mutex): the public declaration is what an API lookup wants.
+	// sync.Mutex, which QualMiss cannot tell apart: both are in a sync
+	// directory): the public declaration is what an API lookup wants.
+	// semble DEV unchanged at 0.8 (its symbol queries name no twin).
 	InternalPenalty float64
 	// LongDocPenalty further multiplies prose (markdown and text files)
 	// for long queries: an issue quotes the documentation it read, while
-	// the change it asks for is in code.
+	// the change it asks for is in code. SWE-bench DEV 50 Acc@1/@10 and
+	// MRR (Lite dev split MRR): 1 0.56/0.82 0.675 (0.741), 0.6 0.58/0.84
+	// 0.685 (0.742), 0.3 the same as 0.6.
 	LongDocPenalty float64
 }
 
