@@ -6,6 +6,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"runtime"
@@ -337,9 +338,9 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 // n-th further chunk of a file is damped by tune.Diversity^n, as in
 // diversify, and the best limit results are returned. Equal scores go to
 // the file with the better best rank in either list (first in one list
-// beats second in both). A result's Score is
-// its fused file score so damped; its Channels gain "title" with the
-// file's rank in the title's list.
+// beats second in both). A result's Score is its fused file score so
+// damped; its Channels gain "title" with the file's rank in the title's
+// list.
 func fuseTitle(whole, byTitle []Result, limit int) []Result {
 	fileScore := map[string]float64{}
 	titleRank := map[string]int{}
@@ -376,12 +377,11 @@ func fuseTitle(whole, byTitle []Result, limit int) []Result {
 			r.Score = fileScore[r.Path] * math.Pow(tune.Diversity, float64(nth[r.Path]))
 			nth[r.Path]++
 			if tr, ok := titleRank[r.Path]; ok {
-				ch := make(map[string]ChannelHit, len(r.Channels)+1)
-				for k, v := range r.Channels {
-					ch[k] = v
+				r.Channels = maps.Clone(r.Channels)
+				if r.Channels == nil {
+					r.Channels = map[string]ChannelHit{}
 				}
-				ch["title"] = ChannelHit{Rank: tr}
-				r.Channels = ch
+				r.Channels["title"] = ChannelHit{Rank: tr}
 			}
 			out = append(out, r)
 		}
