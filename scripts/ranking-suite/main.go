@@ -149,7 +149,12 @@ func golden(outs []outcome, goVersion string) string {
 	}
 	line("all", score(outs))
 	for _, o := range outs {
-		fmt.Fprintf(&b, "rank %2d  %-7s  %s\n", o.Rank, o.Corpus, o.Query)
+		// An issue-style query is listed by its title line.
+		title, rest, _ := strings.Cut(o.Query, "\n")
+		if strings.TrimSpace(rest) != "" {
+			title += " …"
+		}
+		fmt.Fprintf(&b, "rank %2d  %-7s  %s\n", o.Rank, o.Corpus, title)
 	}
 	return b.String()
 }
