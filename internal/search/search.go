@@ -661,16 +661,20 @@ func (s *Searcher) mentionChannel(ctx context.Context, q *analyze.Query, weight 
 	for _, p := range q.Paths {
 		ms = append(ms, mention{p, 0})
 	}
+	paths := make([]string, len(ms))
+	for i, m := range ms {
+		paths[i] = m.path
+	}
+	refs, err := s.DB.FilesByPathSuffixes(ctx, paths)
+	if err != nil {
+		return fl, err
+	}
 	seen := map[int64]bool{}
-	for _, m := range ms {
+	for i, m := range ms {
 		if len(seen) >= maxMentions {
 			break
 		}
-		refs, err := s.DB.FilesByPathSuffix(ctx, strings.TrimPrefix(m.path, "./"))
-		if err != nil {
-			return fl, err
-		}
-		for _, f := range refs {
+		for _, f := range refs[i] {
 			if seen[f.ID] {
 				continue
 			}

@@ -172,3 +172,50 @@ func TestCount(t *testing.T) {
 		t.Errorf("Count mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestFilesByPathSuffixes checks the matching rules of query mentions,
+// answered in one pass: a bare name, a relative path, an absolute path
+// from a traceback, a non-ASCII name, and mentions with no file.
+func TestFilesByPathSuffixes(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	apply(t, db, file("base.py", "python"), file("django/core/handlers/base.py", "python"),
+		file("django/db/backends/base/base.py", "python"), file("django/urls/resolvers.py", "python"),
+		file("docs/grüße.py", "python"), file("xbase.py", "python"))
+	mentions := []string{
+		"base.py",
+		"handlers/base.py",
+		"/l10n/venv/lib/python3.6/site-packages/django/core/handlers/base.py",
+		"./django/urls/resolvers.py",
+		"grüße.py",
+		"missing.py",
+		"dir/",
+	}
+	got, err := db.FilesByPathSuffixes(t.Context(), mentions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := make([][]string, len(got))
+	for i, refs := range got {
+		for _, f := range refs {
+			paths[i] = append(paths[i], f.Path)
+		}
+	}
+	want := [][]string{
+		{"base.py", "django/core/handlers/base.py", "django/db/backends/base/base.py"},
+		// A longer mention also names a file its path ends with: the
+		// root base.py too.
+		{"base.py", "django/core/handlers/base.py"},
+		{"base.py", "django/core/handlers/base.py"},
+		{"django/urls/resolvers.py"},
+		{"docs/grüße.py"},
+		nil,
+		nil,
+	}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("FilesByPathSuffixes mismatch (-want +got):\n%s", diff)
+	}
+	if got, err := db.FilesByPathSuffixes(t.Context(), nil); len(got) != 0 || err != nil {
+		t.Errorf("FilesByPathSuffixes(nil) = %v, %v", got, err)
+	}
+}
