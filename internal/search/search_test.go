@@ -433,3 +433,44 @@ func TestSearchDenseQueryDropsCommonWords(t *testing.T) {
 		t.Errorf("embedded queries %q, want %q", rec.queries, want)
 	}
 }
+
+// TestSearchPublicDeclarationFirst: an API query ranks the public header
+// above the test, the benchmark and the internal twin that use or copy the
+// same name; a qualified query the same.
+func TestSearchPublicDeclarationFirst(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "twins.txtar"), nil)}
+	for _, q := range []string{"RingBuffer", "ring::RingBuffer", "ring buffer that overwrites its oldest element"} {
+		res, _ := search(t, s, Request{Query: q, Limit: 5})
+		if len(res) == 0 || res[0].Path != "include/ring/ring_buffer.h" {
+			t.Errorf("%q: results %v, want include/ring/ring_buffer.h first", q, paths(res))
+		}
+	}
+}
+
+// TestSearchIssueTitle: an issue whose code sample calls the cart and the
+// view, and whose title names the discount, ranks discount.py first; the
+// title's rank shows in the channels.
+func TestSearchIssueTitle(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "twins.txtar"), nil)}
+	issue := "Discount rounding loses a cent\n\n" +
+		"When I check out, the result is sometimes one cent too low:\n\n" +
+		"```python\nrequest.items = [item]\nresult = checkout(request)\nprint(result[\"items\"], result[\"total\"])\n```\n\n" +
+		"The checkout view returns 26.99 where 27.00 was expected.\n"
+	res, st := search(t, s, Request{Query: issue, Limit: 5})
+	if st.QueryKind != "long" {
+		t.Fatalf("issue analysed as %s", st.QueryKind)
+	}
+	if len(res) == 0 || res[0].Path != "shop/discount.py" {
+		t.Fatalf("results %v, want shop/discount.py first", paths(res))
+	}
+	if _, ok := res[0].Channels["title"]; !ok {
+		t.Errorf("first result's channels %v lack the title's rank", res[0].Channels)
+	}
+	// Without the title search the code sample's names win.
+	whole, _ := search(t, s, Request{Query: issue, Limit: 5, Channels: slices.DeleteFunc(slices.Clone(ChannelNames), func(c string) bool { return c == "title" })})
+	if len(whole) > 0 && whole[0].Path == "shop/discount.py" {
+		t.Errorf("whole-text search alone ranks discount.py first (%v): the fixture no longer tests the title", paths(whole))
+	}
+}
