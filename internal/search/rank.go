@@ -212,8 +212,10 @@ var tune = tuning{
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.
-// names maps chunk ids to bare defined names.
-func rank(q *analyze.Query, cands []Result, names map[int64]string) {
+// names maps chunk ids to bare defined names; words are q.Raw's content
+// words (newQueryWords), analysed once per search for this and the path
+// channel.
+func rank(q *analyze.Query, words queryWords, cands []Result, names map[int64]string) {
 	if len(cands) == 0 {
 		return
 	}
@@ -252,7 +254,6 @@ func rank(q *analyze.Query, cands []Result, names map[int64]string) {
 	}
 	superseded := supersededPaths(perFile, raw)
 	wantsOS := mentionsOS(raw)
-	words := newQueryWords(q.Raw)
 	// A file's name share is the same for each of its chunks.
 	nameShare := make(map[string]float64, len(perFile))
 

@@ -124,7 +124,7 @@ func TestRankTestPenalty(t *testing.T) {
 				{ChunkID: 2, Path: c.testPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 				{ChunkID: 1, Path: "pkg/gizmo/frob.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 			}
-			rank(analyze.Analyze(c.query), cands, map[int64]string{1: "Frob", 2: "TestFrob"})
+			rankQuery(analyze.Analyze(c.query), cands, map[int64]string{1: "Frob", 2: "TestFrob"})
 			impl, test := byID(cands, 1), byID(cands, 2)
 			if c.penalise {
 				if test.Score >= impl.Score || cands[0].ChunkID != 1 {
@@ -166,7 +166,7 @@ func TestRankPathPenalties(t *testing.T) {
 				{ChunkID: 2, Path: c.path, StartLine: 10, EndLine: 30, Language: c.lang, Kind: "function", Score: 0.5},
 				{ChunkID: 1, Path: "pkg/gizmo/impl.go", StartLine: 10, EndLine: 30, Language: "go", Kind: "function", Score: 0.5},
 			}
-			rank(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
+			rankQuery(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
 			if cands[0].ChunkID != 1 || cands[1].Score >= cands[0].Score {
 				t.Errorf("%s (%v) not ranked below the implementation (%v)", c.path, cands[1].Score, cands[0].Score)
 			}
@@ -206,7 +206,7 @@ func TestRankSymbolDefinition(t *testing.T) {
 			if q.Kind != analyze.QuerySymbol {
 				t.Fatalf("%q analyzed as %s", c.query, q.Kind)
 			}
-			rank(q, cands, names)
+			rankQuery(q, cands, names)
 			if got := ids(cands); got[0] != c.want {
 				t.Errorf("order %v, want chunk %d first", got, c.want)
 			}
@@ -229,7 +229,7 @@ func TestRankFileName(t *testing.T) {
 		{ChunkID: 1, Path: "pkg/other/util.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 		{ChunkID: 2, Path: "pkg/retry/backoff.go", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 	}
-	rank(analyze.Analyze("how does the backoff work"), cands, nil)
+	rankQuery(analyze.Analyze("how does the backoff work"), cands, nil)
 	if cands[0].ChunkID != 2 {
 		t.Errorf("order %v, want backoff.go first", ids(cands))
 	}
@@ -237,13 +237,13 @@ func TestRankFileName(t *testing.T) {
 
 func TestRankEmptyAndOrder(t *testing.T) {
 	t.Parallel()
-	rank(analyze.Analyze("anything"), nil, nil) // no panic
+	rankQuery(analyze.Analyze("anything"), nil, nil) // no panic
 	cands := []Result{
 		{ChunkID: 3, Path: "c.go", StartLine: 10, EndLine: 30, Score: 0.1},
 		{ChunkID: 2, Path: "b.go", StartLine: 10, EndLine: 30, Score: 0.3},
 		{ChunkID: 1, Path: "a.go", StartLine: 10, EndLine: 30, Score: 0.3},
 	}
-	rank(analyze.Analyze("zzz qqq"), cands, nil)
+	rankQuery(analyze.Analyze("zzz qqq"), cands, nil)
 	// Equal scores order by chunk id, so the ranking is deterministic.
 	if diff := cmp.Diff([]int64{1, 2, 3}, ids(cands)); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
@@ -330,7 +330,7 @@ func TestRankSupersededVersion(t *testing.T) {
 				{ChunkID: 1, Path: c.oldPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 				{ChunkID: 2, Path: c.newPath, StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 			}
-			rank(analyze.Analyze(c.query), cands, map[int64]string{1: "parse", 2: "parse"})
+			rankQuery(analyze.Analyze(c.query), cands, map[int64]string{1: "parse", 2: "parse"})
 			old, cur := byID(cands, 1), byID(cands, 2)
 			damped := slices.Contains(old.Boosts, "superseded")
 			if damped != c.damp {
@@ -399,7 +399,7 @@ func TestRankForeignOS(t *testing.T) {
 			{ChunkID: 1, Path: "src/win/tcp.c", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 			{ChunkID: 2, Path: "src/unix/tcp.c", StartLine: 10, EndLine: 30, Kind: "function", Score: 0.5},
 		}
-		rank(analyze.Analyze(c.query), cands, map[int64]string{1: "connect", 2: "connect"})
+		rankQuery(analyze.Analyze(c.query), cands, map[int64]string{1: "connect", 2: "connect"})
 		win := byID(cands, 1)
 		if got := slices.Contains(win.Boosts, "other-os"); got != c.damp {
 			t.Errorf("%q: windows chunk boosts = %v, want other-os %v", c.query, win.Boosts, c.damp)
@@ -433,9 +433,15 @@ func TestRankQualifiedSymbol(t *testing.T) {
 			{ChunkID: 2, Path: c.paths[1], StartLine: 10, EndLine: 30, Kind: "type", Score: 0.5},
 		}
 		name := lastSegment(c.query)
-		rank(analyze.Analyze(c.query), cands, map[int64]string{1: name, 2: name})
+		rankQuery(analyze.Analyze(c.query), cands, map[int64]string{1: name, 2: name})
 		if cands[0].Path != c.wantFirst {
 			t.Errorf("%q: first %s (boosts %v, %v), want %s", c.query, cands[0].Path, cands[0].Boosts, cands[1].Boosts, c.wantFirst)
 		}
 	}
+}
+
+// rankQuery ranks cands for q as a search does, with q's words analysed
+// for the file-name share.
+func rankQuery(q *analyze.Query, cands []Result, names map[int64]string) {
+	rank(q, newQueryWords(q.Raw), cands, names)
 }

@@ -324,7 +324,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	for i := range cands {
 		names[cands[i].ChunkID] = byID[cands[i].ChunkID].Name
 	}
-	rank(q, cands, names)
+	rank(q, words, cands, names)
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
