@@ -258,15 +258,29 @@ func Analyze(raw string) *Query {
 	return q
 }
 
+// templateHeadings are the headings issue templates open with ("### Describe
+// the bug"), lower case: a first line that is one of them is no title.
+var templateHeadings = map[string]bool{
+	"describe the bug": true, "bug report": true, "bug description": true, "description": true,
+	"summary": true, "problem": true, "problem description": true, "issue description": true,
+	"what happened": true, "steps to reproduce": true, "expected behavior": true,
+	"expected behaviour": true, "actual behavior": true, "actual behaviour": true,
+	"feature request": true, "environment": true, "checklist": true, "context": true,
+}
+
 // title returns the analysis of raw's first non-blank line when it reads
-// as a title (see [Query].Title), else nil.
+// as a title (see [Query].Title), else nil. A Markdown heading's "#"s are
+// not part of it.
 func title(raw string) *Query {
 	line := strings.TrimSpace(raw)
 	i := strings.IndexByte(line, '\n')
 	if i < 0 {
 		return nil // one line: the query is its own title
 	}
-	line = strings.TrimSpace(line[:i])
+	line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line[:i]), "#"))
+	if templateHeadings[strings.ToLower(strings.TrimRight(line, ":.!? "))] {
+		return nil // an issue template's heading says nothing of this issue
+	}
 	if strings.HasPrefix(line, "Traceback") || rePyFrame.MatchString(line) || reGoFrame.MatchString(line) ||
 		reJSFrame.MatchString(line) || reJavaFrame.MatchString(line) {
 		return nil
