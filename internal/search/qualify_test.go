@@ -31,23 +31,23 @@ func TestQueryQualifiers(t *testing.T) {
 func TestHoldsQualifiers(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		path, symbol, crumb string
-		quals               [][]string
-		want                bool
+		path, lang, symbol, crumb string
+		quals                     [][]string
+		want                      bool
 	}{
-		{"net/http/server.go", "Server", "", [][]string{{"http"}}, true},
-		{"net/rpc/server.go", "Server", "", [][]string{{"http"}}, false},
-		{"io/io.go", "Reader", "", [][]string{{"io"}}, true},
-		{"strings/reader.go", "Reader", "", [][]string{{"io"}}, false},
-		{"lib/sinatra/base.rb", "Sinatra::Base", "Sinatra", [][]string{{"sinatra"}}, true},
-		{"django/db/models/query.py", "QuerySet.none", "QuerySet", [][]string{{"queryset"}}, true},
-		{"django/db/models/manager.py", "BaseManager.none", "", [][]string{{"queryset"}, {"qs"}}, false},
-		{"include/fmt/format.h", "format_to", "fmt", [][]string{{"fmt"}}, true},
-		{"x.go", "Close", "", nil, false},
+		{"net/http/server.go", "go", "Server", "", [][]string{{"http"}}, true},
+		{"net/rpc/server.go", "go", "Server", "", [][]string{{"http"}}, false},
+		{"io/io.go", "go", "Reader", "", [][]string{{"io"}}, true},
+		{"strings/reader.go", "go", "Reader", "", [][]string{{"io"}}, false},
+		{"lib/sinatra/base.rb", "ruby", "Sinatra::Base", "Sinatra", [][]string{{"sinatra"}}, true},
+		{"django/db/models/query.py", "python", "QuerySet.none", "QuerySet", [][]string{{"queryset"}}, true},
+		{"django/db/models/manager.py", "python", "BaseManager.none", "", [][]string{{"queryset"}, {"qs"}}, false},
+		{"include/fmt/format.h", "cpp", "format_to", "fmt", [][]string{{"fmt"}}, true},
+		{"x.go", "go", "Close", "", nil, false},
 	}
 	for _, c := range cases {
-		if got := holdsQualifiers(c.path, c.symbol, c.crumb, c.quals); got != c.want {
-			t.Errorf("holdsQualifiers(%q, %q, %q, %v) = %v, want %v", c.path, c.symbol, c.crumb, c.quals, got, c.want)
+		if got := holdsQualifiers(c.path, c.lang, c.symbol, c.crumb, c.quals); got != c.want {
+			t.Errorf("holdsQualifiers(%q, %q, %q, %q, %v) = %v, want %v", c.path, c.lang, c.symbol, c.crumb, c.quals, got, c.want)
 		}
 	}
 }

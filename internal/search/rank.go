@@ -213,9 +213,9 @@ var tune = tuning{
 
 // rank applies the ranking adjustments in place and sorts cands by score.
 // names maps chunk ids to bare defined names; words are q.Raw's content
-// words (newQueryWords), analysed once per search for this and the path
-// channel.
-func rank(q *analyze.Query, words queryWords, cands []Result, names map[int64]string) {
+// words (newQueryWords) and quals its qualified names (queryQualifiers),
+// analysed once per search for this and the recall channels.
+func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, names map[int64]string) {
 	if len(cands) == 0 {
 		return
 	}
@@ -245,8 +245,7 @@ func rank(q *analyze.Query, words queryWords, cands []Result, names map[int64]st
 		symsFold[strings.ToLower(l)] = true
 	}
 
-	quals := queryQualifiers(q)
-	wantsInternal := mentions(raw, "internal", "detail", "details", "impl", "private")
+	wantsInternal := q.Kind == analyze.QuerySymbol && mentions(raw, "internal", "detail", "details", "impl", "private")
 
 	perFile := map[string]int{}
 	for _, c := range cands {
@@ -264,7 +263,7 @@ func rank(q *analyze.Query, words queryWords, cands []Result, names map[int64]st
 		name := names[c.ChunkID]
 		if name != "" && isDefinitionKind(c.Kind) {
 			qs := quals[name]
-			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Symbol, c.Breadcrumb, qs)
+			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, c.Symbol, c.Breadcrumb, qs)
 			switch {
 			case q.Kind == analyze.QuerySymbol && syms[name]:
 				b := tune.DefBoost

@@ -440,8 +440,8 @@ func TestRankQualifiedSymbol(t *testing.T) {
 	}
 }
 
-// rankQuery ranks cands for q as a search does, with q's words analysed
-// for the file-name share.
+// rankQuery ranks cands for q as a search does, with q's words and
+// qualified names analysed first.
 func rankQuery(q *analyze.Query, cands []Result, names map[int64]string) {
-	rank(q, newQueryWords(q.Raw), cands, names)
+	rank(q, newQueryWords(q.Raw), queryQualifiers(q), cands, names)
 }

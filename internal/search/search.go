@@ -226,7 +226,8 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		}
 	}
 
-	rc, err := s.recall(ctx, q, req, terms, n, allowed)
+	quals := queryQualifiers(q)
+	rc, err := s.recall(ctx, q, quals, req, terms, n, allowed)
 	if err != nil {
 		return nil, st, err
 	}
@@ -324,7 +325,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	for i := range cands {
 		names[cands[i].ChunkID] = byID[cands[i].ChunkID].Name
 	}
-	rank(q, words, cands, names)
+	rank(q, words, quals, cands, names)
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
@@ -416,7 +417,7 @@ type recalled struct {
 // GOMAXPROCS (at least two) at a time, the costliest (BM25) first; the
 // lists are then put in a fixed order, so fusion sees the same input as a
 // sequential run.
-func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
+func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
 	w := channelWeights(q.Kind)
 	var (
 		bm25Hits, codeHits, phraseHits, pathHits []store.Hit
@@ -484,7 +485,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, req Request, te
 
 	// Symbol channel: chunks that define a name the query mentions.
 	g.Go(func() (err error) {
-		symIDs, symScores, err = s.symbolChannel(gctx, q)
+		symIDs, symScores, err = s.symbolChannel(gctx, q, quals)
 		return err
 	})
 
@@ -936,7 +937,7 @@ func ranked(channel string, weight float64, hits []store.Hit) Ranked {
 // symbolChannel finds chunks defining a name the query mentions: for each
 // code-style symbol, its last segment ("http.Server" → "Server"); for a
 // symbol query, the whole query too. Exact-case matches rank first.
-func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64, []float64, error) {
+func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qualified) ([]int64, []float64, error) {
 	want := map[string]bool{}
 	var names []string
 	add := func(n string) {
@@ -964,7 +965,6 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 	}
 	// A qualified name ("io.Reader") looks further: the rows come in path
 	// order, and the qualified definition of a common name may sort late.
-	quals := queryQualifiers(q)
 	fetch := symbolLimit * 4
 	if q.Kind == analyze.QuerySymbol && len(quals) > 0 {
 		fetch = symbolLimit * 20
@@ -991,7 +991,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query) ([]int64
 		if r.Part > 1 {
 			sc -= 0.5 // later pieces of a split definition
 		}
-		if qs := quals[r.Name]; len(qs) > 0 && holdsQualifiers(r.Path, r.Symbol, r.Breadcrumb, qs) {
+		if qs := quals[r.Name]; len(qs) > 0 && holdsQualifiers(r.Path, r.Language, r.Symbol, r.Breadcrumb, qs) {
 			sc += 1
 		}
 		cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
