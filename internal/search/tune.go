@@ -55,3 +55,15 @@ func TuningNames() []string {
 	}
 	return names
 }
+
+// Tuning returns the ranking constants of this process by name: the
+// values this build ships, or those [SetTuning] set. The names are those
+// of [TuningNames].
+func Tuning() map[string]float64 {
+	v := reflect.ValueOf(tune)
+	out := map[string]float64{}
+	for _, n := range TuningNames() {
+		out[n] = v.FieldByName(n).Float()
+	}
+	return out
+}

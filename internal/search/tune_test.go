@@ -29,4 +29,7 @@ func TestSetTuning(t *testing.T) {
 	if names := TuningNames(); len(names) < 10 || names[0] != "DefBoost" {
 		t.Errorf("TuningNames() = %v", names)
 	}
+	if got := Tuning(); len(got) != len(TuningNames()) || got["Coherence"] != 0.2 || got["DefBoost"] != saved.DefBoost {
+		t.Errorf("Tuning() = %v, want every constant with Coherence 0.2 and DefBoost %v", got, saved.DefBoost)
+	}
 }

@@ -39,7 +39,8 @@
 // instances. Instances without a checkout are left out.
 //
 // The shipped value of a constant is -shipped's, else -base's, else its
-// literal in -rank (internal/search/rank.go); a shipped value missing
+// value in the search package this command is built with (the checkout's
+// internal/search/rank.go, which ctx must be built from); a shipped value missing
 // from the grid is added to it. For each constant rank-cv prints the
 // in-sample mean at each value (-v: and each repository's score), then
 // leaves each repository r out in turn: the value with the best mean over
@@ -62,9 +63,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"math"
 	"os"
@@ -78,14 +76,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 // tuneEnv and cacheEnv are the variables the child ctx reads
-// (search.TuneEnv; config.Load). They are spelled out so that this
-// command does not link the search package.
+// (search.TuneEnv; config.Load).
 const (
-	tuneEnv  = "CTX_RANK_TUNE"
+	tuneEnv  = search.TuneEnv
 	cacheEnv = "CTX_CACHE_DIR"
 )
 
@@ -109,7 +107,6 @@ type options struct {
 	grid      string
 	base      string
 	shipped   string
-	rankSrc   string
 	metric    string
 	repos     []string
 	margin    float64
@@ -134,7 +131,6 @@ func main() {
 	flag.StringVar(&o.grid, "grid", "", "constants and values to sweep: 'Name=v1,v2,...;Name2=...'")
 	flag.StringVar(&o.base, "base", "", "CTX_RANK_TUNE settings prepended to every run, 'Name=v,Name2=v'")
 	flag.StringVar(&o.shipped, "shipped", "", "shipped values, 'Name=v;Name2=v' (default: -base, then the literals in -rank)")
-	flag.StringVar(&o.rankSrc, "rank", filepath.Join(root, "internal", "search", "rank.go"), "Go source holding the tuning table")
 	flag.StringVar(&o.metric, "metric", "", "semble: ndcg10 (default), ndcg10_file, ndcg10_reach, r1, r5; swebench: mrr (default), acc1, acc3, acc5, acc10")
 	flag.Func("repo", "restrict to this repository (eval.py --repo; repeatable)", func(s string) error {
 		o.repos = append(o.repos, s)
@@ -233,91 +229,6 @@ func parseAssign(s string) (map[string]float64, error) {
 		out[strings.TrimSpace(name)] = x
 	}
 	return out, nil
-}
-
-// tuningLiterals reads the ranking constants from src, the Go source of
-// internal/search/rank.go: the float64 fields of struct type tuning, and
-// their values in the composite literal assigned to var tune. A field the
-// literal leaves out is 0; one whose value is not a number literal is
-// missing from vals (its shipped value must come from -shipped). names
-// is in declaration order.
-func tuningLiterals(src []byte) (names []string, vals map[string]float64, err error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "rank.go", src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, nil, err
-	}
-	var lit *ast.CompositeLit
-	for _, d := range f.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok {
-			continue
-		}
-		for _, sp := range gd.Specs {
-			switch sp := sp.(type) {
-			case *ast.TypeSpec:
-				st, ok := sp.Type.(*ast.StructType)
-				if !ok || sp.Name.Name != "tuning" {
-					continue
-				}
-				for _, fl := range st.Fields.List {
-					if id, ok := fl.Type.(*ast.Ident); ok && id.Name == "float64" {
-						for _, n := range fl.Names {
-							names = append(names, n.Name)
-						}
-					}
-				}
-			case *ast.ValueSpec:
-				for i, n := range sp.Names {
-					if n.Name == "tune" && i < len(sp.Values) {
-						lit, _ = sp.Values[i].(*ast.CompositeLit)
-					}
-				}
-			}
-		}
-	}
-	if len(names) == 0 || lit == nil {
-		return nil, nil, errors.New("no tuning struct or tune literal")
-	}
-	vals = map[string]float64{}
-	for _, n := range names {
-		vals[n] = 0
-	}
-	for _, e := range lit.Elts {
-		kv, ok := e.(*ast.KeyValueExpr)
-		if !ok {
-			continue
-		}
-		key, ok := kv.Key.(*ast.Ident)
-		if !ok {
-			continue
-		}
-		if x, ok := numberLit(kv.Value); ok {
-			vals[key.Name] = x
-		} else {
-			delete(vals, key.Name)
-		}
-	}
-	return names, vals, nil
-}
-
-// numberLit evaluates a number literal, possibly negated.
-func numberLit(e ast.Expr) (float64, bool) {
-	neg := false
-	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.SUB {
-		neg, e = true, u.X
-	}
-	b, ok := e.(*ast.BasicLit)
-	if !ok || (b.Kind != token.INT && b.Kind != token.FLOAT) {
-		return 0, false
-	}
-	x, err := strconv.ParseFloat(b.Value, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		x = -x
-	}
-	return x, true
 }
 
 // fmtVal prints a constant's value the shortest way that reads back
@@ -760,16 +671,10 @@ func run(ctx context.Context, o *options, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-shipped: %v", err)
 	}
-	var names []string
-	lits := map[string]float64{}
-	if src, err := os.ReadFile(o.rankSrc); err != nil {
-		logf("warning: %v; every constant needs -shipped", err)
-	} else if names, lits, err = tuningLiterals(src); err != nil {
-		logf("warning: %s: %v; every constant needs -shipped", o.rankSrc, err)
-	}
+	lits := search.Tuning()
 	for i, g := range grid {
-		if names != nil && !slices.Contains(names, g.name) {
-			return fmt.Errorf("no ranking constant %q in %s (have %s)", g.name, o.rankSrc, strings.Join(names, ", "))
+		if _, ok := lits[g.name]; !ok {
+			return fmt.Errorf("no ranking constant %q (have %s)", g.name, strings.Join(search.TuningNames(), ", "))
 		}
 		x, ok := shipped[g.name]
 		if !ok {
@@ -876,8 +781,8 @@ func run(ctx context.Context, o *options, w io.Writer) error {
 			s.score = append(s.score, row)
 		}
 		if !slices.Equal(s.score[s.shipped], baseScores) {
-			logf("warning: %s=%s does not reproduce the baseline's scores: is %s the source ctx was built from, or is the ranking not deterministic?",
-				g.name, fmtVal(g.values[s.shipped]), o.rankSrc)
+			logf("warning: %s=%s does not reproduce the baseline's scores: was ctx built from this checkout, or is the ranking not deterministic?",
+				g.name, fmtVal(g.values[s.shipped]))
 		}
 		res := crossValidate(s)
 		_, text := verdict(s, res, o.margin)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -213,36 +211,6 @@ func TestParseGrid(t *testing.T) {
 	}
 }
 
-func TestTuningLiterals(t *testing.T) {
-	t.Parallel()
-	src := `package search
-
-type tuning struct {
-	// A is a.
-	A float64
-	B, C float64
-	D float64
-	n int
-}
-
-var tune = tuning{
-	A: 1,
-	B: 0.25,
-	D: -0.5,
-}
-`
-	names, vals, err := tuningLiterals([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"A", "B", "C", "D"}, names); diff != "" {
-		t.Errorf("names (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]float64{"A": 1, "B": 0.25, "C": 0, "D": -0.5}, vals); diff != "" {
-		t.Errorf("values (-want +got):\n%s", diff)
-	}
-}
-
 func TestReadFolds(t *testing.T) {
 	t.Parallel()
 	semble := `{"repos": [
@@ -290,25 +258,6 @@ func TestMetricKey(t *testing.T) {
 	for _, bad := range [][2]string{{"semble", "mrr"}, {"swebench", "ndcg10"}, {"other", ""}} {
 		if _, err := metricKey(bad[0], bad[1]); err == nil {
 			t.Errorf("metricKey(%q, %q): no error", bad[0], bad[1])
-		}
-	}
-}
-
-// TestTuningLiteralsRankGo checks that the real tuning table still has
-// the shape tuningLiterals reads.
-func TestTuningLiteralsRankGo(t *testing.T) {
-	t.Parallel()
-	src, err := os.ReadFile("../../internal/search/rank.go")
-	if err != nil {
-		t.Skip(err)
-	}
-	names, vals, err := tuningLiterals(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []string{"Coherence", "TestPenalty", "NameBoost"} {
-		if _, ok := vals[n]; !ok || !slices.Contains(names, n) {
-			t.Errorf("rank.go: no literal value for %s (names %v)", n, names)
 		}
 	}
 }
