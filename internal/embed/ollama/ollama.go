@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed"
-	"github.com/ctx-dev/ctx/internal/embed/internal/httpjson"
+	"github.com/ctx-dev/ctx/internal/httpjson"
 )
 
 var _ embed.Provider = (*Client)(nil)
@@ -122,6 +122,7 @@ func New(opts Options) (*Client, error) {
 			Timeout:      opts.Timeout,
 			Logger:       opts.Logger,
 			ErrorMessage: errorMessage,
+			RateLimited:  embed.ErrRateLimited,
 		},
 	}
 	c.dims.Set(opts.Dims)

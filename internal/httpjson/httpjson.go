@@ -1,10 +1,11 @@
-// Package httpjson sends JSON requests to remote embedding services with
-// the retry policy that every HTTP provider under internal/embed shares:
+// Package httpjson sends JSON requests to remote services (embedding
+// providers, rerankers, LLMs) with the retry policy they all share:
 //
 //   - 429 Too Many Requests and 5xx answers are retried with exponential
 //     backoff (with jitter), or after the server's Retry-After when it gives
 //     one, every wait capped at [Client.MaxBackoff];
-//   - a 429 that outlasts the retries is reported as [embed.ErrRateLimited];
+//   - a 429 that outlasts the retries wraps [Client.RateLimited] (default
+//     [ErrRateLimited]);
 //   - other 4xx answers are not retried, and their message is put in the
 //     error text;
 //   - transport errors (connection refused, per-attempt timeout) are not
@@ -18,7 +19,7 @@
 //     deadline learns "HTTP 429" rather than "deadline exceeded").
 //
 // Errors hide HTTP internals (%v) and wrap only causes callers may branch
-// on: [embed.ErrRateLimited] and context errors.
+// on: the rate-limit sentinel and context errors.
 package httpjson
 
 import (
@@ -35,9 +36,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ctx-dev/ctx/internal/embed"
 )
+
+// ErrRateLimited is the default sentinel a 429 that outlasts the retries
+// wraps; providers set [Client.RateLimited] to their own (embedding
+// providers use embed.ErrRateLimited).
+var ErrRateLimited = errors.New("rate limited")
 
 // Defaults applied by [Client] to zero fields.
 const (
@@ -85,6 +89,9 @@ type Client struct {
 	// error response. When it is nil or returns "", the body itself (with
 	// space collapsed) is quoted.
 	ErrorMessage func(body []byte) string
+	// RateLimited is the sentinel wrapped by the error of a 429 that
+	// outlasts the retries; nil means [ErrRateLimited].
+	RateLimited error
 }
 
 // Endpoint returns the URL of path under the API root base, with base's
@@ -217,7 +224,11 @@ func (c *Client) statusError(status int, body []byte, attempts int, retried bool
 		text += ": " + msg
 	}
 	if status == http.StatusTooManyRequests {
-		return fmt.Errorf("%w: %s", embed.ErrRateLimited, text)
+		sentinel := c.RateLimited
+		if sentinel == nil {
+			sentinel = ErrRateLimited
+		}
+		return fmt.Errorf("%w: %s", sentinel, text)
 	}
 	return errors.New(text)
 }

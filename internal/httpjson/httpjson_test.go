@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ctx-dev/ctx/internal/embed"
 )
+
+var errProviderLimit = errors.New("provider rate limit")
 
 func TestRetryAfter(t *testing.T) {
 	t.Parallel()
@@ -114,7 +114,15 @@ func TestPost(t *testing.T) {
 			name:         "no retries when negative",
 			client:       Client{MaxRetries: -1},
 			replies:      []reply{{429, "slow down"}},
-			wantErr:      embed.ErrRateLimited,
+			wantErr:      ErrRateLimited,
+			wantErrText:  "HTTP 429 Too Many Requests: slow down",
+			wantRequests: 1,
+		},
+		{
+			name:         "provider's own rate-limit sentinel",
+			client:       Client{MaxRetries: -1, RateLimited: errProviderLimit},
+			replies:      []reply{{429, "slow down"}},
+			wantErr:      errProviderLimit,
 			wantErrText:  "HTTP 429 Too Many Requests: slow down",
 			wantRequests: 1,
 		},
@@ -202,7 +210,7 @@ func TestPostDeadlineCutsRetries(t *testing.T) {
 		wantErr     error
 		wantErrText string
 	}{
-		{"429 with Retry-After", 429, "30", embed.ErrRateLimited, "HTTP 429 Too Many Requests: slow down; not retried: the next attempt (in 30s) would pass the deadline"},
+		{"429 with Retry-After", 429, "30", ErrRateLimited, "HTTP 429 Too Many Requests: slow down; not retried: the next attempt (in 30s) would pass the deadline"},
 		{"503 with backoff", 503, "", nil, "HTTP 503 Service Unavailable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
