@@ -61,6 +61,101 @@ type Config struct {
 	// CodexHome is where the Codex CLI keeps its user configuration
 	// (CODEX_HOME, Codex's own variable); empty means ~/.codex.
 	CodexHome string
+	// LLM configures the optional language model (query decomposition,
+	// result summaries, ctx answer). Off unless LLM.Provider is set.
+	LLM LLM
+	// Rerank configures the optional reranker. Off unless Rerank.Provider
+	// is set.
+	Rerank Rerank
+	// Spend holds the price table and the spending caps for remote
+	// embedding, rerank and LLM requests.
+	Spend Spend
+}
+
+// LLM selects and configures the optional language model. With Provider
+// empty (the default) ctx never calls one.
+type LLM struct {
+	// Provider is "" (off), "openai" (any OpenAI-compatible
+	// chat-completions server: OpenAI, vLLM, LM Studio, llama.cpp server,
+	// OpenRouter), "anthropic" (the Messages API) or "ollama" (Ollama's
+	// OpenAI-compatible /v1) (CTX_LLM_PROVIDER).
+	Provider string
+	// URL is the API root (CTX_LLM_URL); for OpenAI-compatible servers it
+	// ends in /v1. Defaults: openai https://api.openai.com/v1, anthropic
+	// https://api.anthropic.com/v1, ollama http://127.0.0.1:11434/v1.
+	URL string
+	// Model is the model name (CTX_LLM_MODEL). Defaults: openai
+	// "gpt-4o-mini", anthropic "claude-3-5-haiku-latest", ollama
+	// "llama3.2".
+	Model string
+	// APIKey is the key (CTX_LLM_API_KEY; else OPENAI_API_KEY for openai,
+	// ANTHROPIC_API_KEY for anthropic).
+	APIKey string
+	// Timeout bounds one request, retries excluded (CTX_LLM_TIMEOUT).
+	// Default [DefaultLLMTimeout] (60s).
+	Timeout time.Duration
+	// MaxTokens caps the tokens the model writes per request
+	// (CTX_LLM_MAX_TOKENS). Default [DefaultLLMMaxTokens] (1024).
+	MaxTokens int
+}
+
+// Rerank selects and configures the optional reranker, which reorders
+// the top TopN results of a search. With Provider empty (the default)
+// nothing is reranked.
+type Rerank struct {
+	// Provider is "" (off), "cohere", "jina" or "voyage" (the /rerank
+	// request shape those three share) or "tei" (Hugging Face
+	// text-embeddings-inference's /rerank) (CTX_RERANK_PROVIDER).
+	Provider string
+	// URL is the API root that /rerank is appended to (CTX_RERANK_URL).
+	// Defaults: cohere https://api.cohere.com/v2, jina
+	// https://api.jina.ai/v1, voyage https://api.voyageai.com/v1; tei has
+	// none (a local server, e.g. http://127.0.0.1:8080).
+	URL string
+	// Model is the reranker's name (CTX_RERANK_MODEL). Defaults: cohere
+	// "rerank-v3.5", jina "jina-reranker-v2-base-multilingual", voyage
+	// "rerank-2"; tei serves one model and ignores it.
+	Model string
+	// APIKey is the bearer key (CTX_RERANK_API_KEY).
+	APIKey string
+	// TopN is how many of the first results are reranked
+	// (CTX_RERANK_TOP_N). Default [DefaultRerankTopN] (50).
+	TopN int
+	// Timeout bounds the rerank request; past it the search answers in
+	// its own order and says it was not reranked (CTX_RERANK_TIMEOUT).
+	// Default [DefaultRerankTimeout] (3s).
+	Timeout time.Duration
+}
+
+// Spend holds prices and caps, in US dollars. A cap of 0 means none.
+// Caps are checked before a request is sent, against the estimated cost
+// of the request plus what was already spent in the run or the UTC day.
+type Spend struct {
+	// Prices overrides or extends the built-in price table: model name to
+	// price (CTX_PRICES, "model=in/out[/req],…" in USD per million input
+	// and output tokens and per request, e.g.
+	// "gpt-4o-mini=0.15/0.6,rerank-v3.5=0/0/0.002").
+	Prices map[string]Price
+	// EmbedRun, EmbedDay, RerankRun, RerankDay, LLMRun and LLMDay cap
+	// spend per run (one ctx command, or one server request) and per UTC
+	// day (all processes, recorded in the cache directory)
+	// (CTX_SPEND_EMBED_RUN, CTX_SPEND_EMBED_DAY, CTX_SPEND_RERANK_RUN,
+	// CTX_SPEND_RERANK_DAY, CTX_SPEND_LLM_RUN, CTX_SPEND_LLM_DAY). Defaults:
+	// no run caps; day caps [DefaultEmbedDayUSD], [DefaultRerankDayUSD],
+	// [DefaultLLMDayUSD].
+	EmbedRun, EmbedDay   float64
+	RerankRun, RerankDay float64
+	LLMRun, LLMDay       float64
+}
+
+// Price is what a model costs, in US dollars.
+type Price struct {
+	// InPerMTok and OutPerMTok are the price of a million input (or
+	// embedded) and output tokens.
+	InPerMTok, OutPerMTok float64
+	// PerRequest is a flat price per request (rerankers priced per
+	// search).
+	PerRequest float64
 }
 
 // Embed selects and configures the embedding provider.
@@ -113,6 +208,23 @@ const (
 	// DefaultFreshWait is [Config].FreshWait by default: a query answers
 	// within it (issue target: a find during indexing answers within 1 s).
 	DefaultFreshWait = time.Second
+	// DefaultLLMTimeout is [LLM].Timeout when unset: a long answer from a
+	// slow local model fits.
+	DefaultLLMTimeout = 60 * time.Second
+	// DefaultLLMMaxTokens is [LLM].MaxTokens when unset.
+	DefaultLLMMaxTokens = 1024
+	// DefaultRerankTopN is [Rerank].TopN when unset: the depth rerankers'
+	// own documentation suggests for a first-stage list.
+	DefaultRerankTopN = 50
+	// DefaultRerankTimeout is [Rerank].Timeout when unset.
+	DefaultRerankTimeout = 3 * time.Second
+	// Default day caps in US dollars: generous for one developer (a cold
+	// index of the Go standard library with text-embedding-3-small is
+	// about 15M tokens, $0.30), small enough that a loop cannot run up a
+	// bill.
+	DefaultEmbedDayUSD  = 5.0
+	DefaultRerankDayUSD = 1.0
+	DefaultLLMDayUSD    = 2.0
 )
 
 // Default returns the defaults, with CacheDir and Home resolved from the
@@ -125,6 +237,9 @@ func Default() Config {
 		WatchDebounce: DefaultWatchDebounce,
 		FreshWait:     DefaultFreshWait,
 		Embed:         Embed{Provider: "builtin", BatchSize: 64, QueryTimeout: DefaultQueryTimeout},
+		LLM:           LLM{Timeout: DefaultLLMTimeout, MaxTokens: DefaultLLMMaxTokens},
+		Rerank:        Rerank{TopN: DefaultRerankTopN, Timeout: DefaultRerankTimeout},
+		Spend:         Spend{EmbedDay: DefaultEmbedDayUSD, RerankDay: DefaultRerankDayUSD, LLMDay: DefaultLLMDayUSD},
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
@@ -184,7 +299,12 @@ func Load() (Config, error) {
 	c.Embed.Library = os.Getenv("CTX_ONNXRUNTIME_LIB")
 	c.Embed.APIKey = os.Getenv("CTX_EMBED_API_KEY")
 	if c.Embed.APIKey == "" {
-		c.Embed.APIKey = os.Getenv("OPENAI_API_KEY")
+		switch c.Embed.Provider {
+		case "voyage":
+			c.Embed.APIKey = os.Getenv("VOYAGE_API_KEY")
+		default:
+			c.Embed.APIKey = os.Getenv("OPENAI_API_KEY")
+		}
 	}
 	if v := os.Getenv("CTX_EMBED_DIMS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -223,13 +343,16 @@ func Load() (Config, error) {
 		}
 		c.FreshWait = d
 	}
+	if err := loadModelLayer(&c); err != nil {
+		return c, err
+	}
 	return c, c.Validate()
 }
 
 // Validate checks settings that flags or the environment may have broken.
 func (c *Config) Validate() error {
 	switch c.Embed.Provider {
-	case "builtin", "none", "ollama", "openai":
+	case "builtin", "none", "ollama", "openai", "voyage":
 	case "model2vec":
 		if c.Embed.Model == "" {
 			return fmt.Errorf("embedding provider model2vec needs the model directory in CTX_EMBED_MODEL")
@@ -239,7 +362,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("embedding provider onnx needs the model directory (model.onnx, tokenizer.json) in CTX_EMBED_MODEL and the ONNX Runtime library in CTX_ONNXRUNTIME_LIB")
 		}
 	default:
-		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai, model2vec or onnx", c.Embed.Provider)
+		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai, voyage, model2vec or onnx", c.Embed.Provider)
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)
@@ -249,6 +372,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Embed.QueryTimeout < 0 {
 		return fmt.Errorf("embedding query timeout %s: want a positive duration", c.Embed.QueryTimeout)
+	}
+	if err := c.validateModelLayer(); err != nil {
+		return err
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -166,3 +166,50 @@ func clearEnv(t *testing.T) {
 		t.Setenv(k, "")
 	}
 }
+
+func TestLoadModelLayer(t *testing.T) {
+	t.Setenv("CTX_LLM_PROVIDER", "Anthropic")
+	t.Setenv("CTX_LLM_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "k-ant")
+	t.Setenv("CTX_LLM_TIMEOUT", "5s")
+	t.Setenv("CTX_RERANK_PROVIDER", "tei")
+	t.Setenv("CTX_RERANK_URL", "http://127.0.0.1:8080")
+	t.Setenv("CTX_RERANK_TOP_N", "20")
+	t.Setenv("CTX_PRICES", "m1=1/2, rr=0/0/0.002")
+	t.Setenv("CTX_SPEND_LLM_DAY", "0")
+	c, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLM.Provider != "anthropic" || c.LLM.APIKey != "k-ant" || c.LLM.Timeout != 5*time.Second || c.LLM.MaxTokens != config.DefaultLLMMaxTokens {
+		t.Errorf("LLM = %+v", c.LLM)
+	}
+	if c.Rerank.Provider != "tei" || c.Rerank.TopN != 20 || c.Rerank.Timeout != config.DefaultRerankTimeout {
+		t.Errorf("Rerank = %+v", c.Rerank)
+	}
+	want := map[string]config.Price{"m1": {InPerMTok: 1, OutPerMTok: 2}, "rr": {PerRequest: 0.002}}
+	if diff := cmp.Diff(want, c.Spend.Prices); diff != "" {
+		t.Errorf("prices (-want +got):\n%s", diff)
+	}
+	if c.Spend.LLMDay != 0 || c.Spend.EmbedDay != config.DefaultEmbedDayUSD {
+		t.Errorf("Spend = %+v", c.Spend)
+	}
+}
+
+func TestLoadModelLayerErrors(t *testing.T) {
+	for _, tc := range []struct{ key, val, want string }{
+		{"CTX_LLM_PROVIDER", "gpt", `LLM provider "gpt"`},
+		{"CTX_RERANK_PROVIDER", "tei", "CTX_RERANK_URL"},
+		{"CTX_PRICES", "m1=1/x", `price "x"`},
+		{"CTX_SPEND_EMBED_RUN", "-1", "CTX_SPEND_EMBED_RUN"},
+		{"CTX_RERANK_TIMEOUT", "soon", "CTX_RERANK_TIMEOUT"},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Setenv(tc.key, tc.val)
+			_, err := config.Load()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load with %s=%s: err %v, want it to mention %q", tc.key, tc.val, err, tc.want)
+			}
+		})
+	}
+}
