@@ -25,6 +25,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed/onnx"
 	"github.com/ctx-dev/ctx/internal/embed/openai"
 	"github.com/ctx-dev/ctx/internal/embed/static"
+	"github.com/ctx-dev/ctx/internal/embed/voyage"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -158,6 +159,14 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 		p, err := openai.New(openai.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize, APIKey: c.APIKey})
 		if err != nil {
 			return nil, fmt.Errorf("configuring openai: %w", err)
+		}
+		return p, nil
+	case "voyage":
+		// Voyage's models take their length as output_dimension, so a
+		// configured length is asked for rather than only checked.
+		p, err := voyage.New(voyage.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, SendDims: c.Dims > 0, BatchSize: c.BatchSize, APIKey: c.APIKey})
+		if err != nil {
+			return nil, fmt.Errorf("configuring voyage: %w", err)
 		}
 		return p, nil
 	case "model2vec":
