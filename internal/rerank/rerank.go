@@ -23,10 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -276,12 +276,7 @@ func New(name string, o Options) (Reranker, error) {
 func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(factories))
 }
 
 // FromConfig builds the configured reranker; (nil, nil) when c.Provider is

@@ -127,9 +127,15 @@ func (f *fake) Rerank(context.Context, string, []string) ([]rerank.Result, reran
 }
 func (f *fake) Model() string { return f.o.Model }
 
+// Registered once per test binary: a second Register panics, even under
+// -count.
+func init() {
+	rerank.Register("fake-registry", func(o rerank.Options) (rerank.Reranker, error) { return &fake{o}, nil })
+	rerank.Register("fake-config", func(o rerank.Options) (rerank.Reranker, error) { return &fake{o}, nil })
+}
+
 func TestRegistry(t *testing.T) {
 	t.Parallel()
-	rerank.Register("fake-registry", func(o rerank.Options) (rerank.Reranker, error) { return &fake{o}, nil })
 
 	r, err := rerank.New("fake-registry", rerank.Options{Model: "m1"})
 	if err != nil {
@@ -166,7 +172,6 @@ func TestFromConfig(t *testing.T) {
 		t.Errorf("FromConfig(off) = %v, %v; want nil, nil", r, err)
 	}
 
-	rerank.Register("fake-config", func(o rerank.Options) (rerank.Reranker, error) { return &fake{o}, nil })
 	r, err = rerank.FromConfig(config.Rerank{Provider: "fake-config", URL: "http://h", Model: "m", APIKey: "k", Timeout: 7, TopN: 3})
 	if err != nil {
 		t.Fatal(err)
