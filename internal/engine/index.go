@@ -214,7 +214,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	}
 	st, err := index.Run(ctx, db, e.root, &index.Options{
 		Discover:   walkOptions(e.cfg),
-		Embedder:   e.emb,
+		Embedder:   e.indexEmbedder(), // spend.go: remote providers are metered and capped
 		EmbedBatch: e.cfg.Embed.BatchSize,
 		Progress:   progress,
 		Logger:     e.log,
