@@ -21,7 +21,8 @@ import (
 // SchemaVersion is the memory database's layout version, kept in SQLite's
 // user_version.
 //
-//	1: memories(id, kind, text, tags, path, priority, created, updated, key, vec, model).
+//	1: memories(id, kind, text, tags, path, priority, created, updated, key, vec, model, dl),
+//	   memory_terms(term, id, name, path, doc), meta(key, value).
 const SchemaVersion = 1
 
 // ErrSchemaTooNew is returned by [Open] for a memory database written by
@@ -42,6 +43,9 @@ type DB struct {
 	path     string
 	readOnly bool
 	conn     *sql.DB // nil: a read-only open of a missing file (no memories)
+	// termsCurrent is set when memory_terms was written by this build's
+	// analyzer (see terms.go).
+	termsCurrent bool
 }
 
 // dsn returns the connection string of the memory database, with the
@@ -90,6 +94,10 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 		conn.Close()
 		return nil, fmt.Errorf("opening memories %s: %w", path, err)
 	}
+	if err := db.checkTerms(ctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("opening memories %s: %w", path, err)
+	}
 	return db, nil
 }
 
@@ -118,8 +126,19 @@ CREATE TABLE IF NOT EXISTS memories (
 	updated  INTEGER NOT NULL,
 	key      TEXT NOT NULL UNIQUE,
 	vec      BLOB,
-	model    TEXT NOT NULL DEFAULT ''
+	model    TEXT NOT NULL DEFAULT '',
+	dl       INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS memory_terms (
+	term TEXT NOT NULL,
+	id   INTEGER NOT NULL,
+	name INTEGER NOT NULL,
+	path INTEGER NOT NULL,
+	doc  INTEGER NOT NULL,
+	PRIMARY KEY (term, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_terms_id ON memory_terms (id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = 1;`)
 	if err != nil {
 		return fmt.Errorf("creating the memory tables: %v", err)
@@ -180,12 +199,18 @@ func (db *DB) Add(ctx context.Context, in Input, emb *Embedder) (Memory, error) 
 		}
 	}
 	now := time.Now().UnixMilli()
-	var id int64
-	err = db.conn.QueryRowContext(ctx, `INSERT INTO memories (kind, text, tags, path, priority, created, updated, key, vec, model)
+	m := Memory{Kind: in.Kind, Text: in.Text, Tags: in.Tags, Path: in.Path, Priority: in.Priority, Created: fromMS(now), Updated: fromMS(now)}
+	tx, err := db.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return Memory{}, fmt.Errorf("adding a memory: %v", err)
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `INSERT INTO memories (kind, text, tags, path, priority, created, updated, key, vec, model)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id`,
-		in.Kind, in.Text, strings.Join(in.Tags, ","), in.Path, in.Priority, now, now, key, blob, model).Scan(&id)
+		in.Kind, in.Text, strings.Join(in.Tags, ","), in.Path, in.Priority, now, now, key, blob, model).Scan(&m.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Another writer stored the same memory since the lookup.
+		tx.Rollback()
 		m, _, err := db.byKey(ctx, key)
 		m.Duplicate = true
 		return m, err
@@ -193,8 +218,13 @@ func (db *DB) Add(ctx context.Context, in Input, emb *Embedder) (Memory, error) 
 	if err != nil {
 		return Memory{}, fmt.Errorf("adding a memory: %v", err)
 	}
-	return Memory{ID: id, Kind: in.Kind, Text: in.Text, Tags: in.Tags, Path: in.Path, Priority: in.Priority,
-		Created: fromMS(now), Updated: fromMS(now)}, nil
+	if err := writeTerms(ctx, tx, m.ID, &m); err != nil {
+		return Memory{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Memory{}, fmt.Errorf("adding a memory: %v", err)
+	}
+	return m, nil
 }
 
 const memoryCols = `id, kind, text, tags, path, priority, created, updated`
@@ -253,7 +283,7 @@ func (db *DB) List(ctx context.Context, f Filter) ([]Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := db.records(ctx, false)
+	recs, err := db.records(ctx, withText)
 	if err != nil {
 		return nil, err
 	}
@@ -284,35 +314,58 @@ func (db *DB) Remove(ctx context.Context, id int64) error {
 	if err := db.writable("removing a memory"); err != nil {
 		return err
 	}
-	res, err := db.conn.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+	tx, err := db.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("removing memory %d: %v", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("removing memory %d: %v", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("memory %d: %w", id, ErrNotFound)
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_terms WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("removing memory %d: %v", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("removing memory %d: %v", id, err)
+	}
 	return nil
 }
 
 // record is a stored memory with its vector (nil when it has none or it
-// could not be decoded) and the model identity that made it.
+// could not be decoded), the model identity that made it, and its length
+// in terms (see terms.go).
 type record struct {
 	Memory
 	vec   []float32
 	model string
+	dl    int
 }
 
-// records reads every memory by ascending id, with the vectors when
-// withVecs.
-func (db *DB) records(ctx context.Context, withVecs bool) ([]record, error) {
+// Which columns [DB.records] reads besides the small ones.
+const (
+	withText = 1 << iota
+	withVecs
+)
+
+// records reads every memory by ascending id. Without withText, Text is
+// empty (a search reads the texts of its hits only); without withVecs, so
+// are the vectors.
+func (db *DB) records(ctx context.Context, with int) ([]record, error) {
 	if db.conn == nil {
 		return nil, nil
 	}
-	q := `SELECT ` + memoryCols + `, model, NULL FROM memories ORDER BY id`
-	if withVecs {
-		q = `SELECT ` + memoryCols + `, model, vec FROM memories ORDER BY id`
+	text, vec := "''", "NULL"
+	if with&withText != 0 {
+		text = "text"
 	}
-	rows, err := db.conn.QueryContext(ctx, q)
+	if with&withVecs != 0 {
+		vec = "vec"
+	}
+	rows, err := db.conn.QueryContext(ctx, `SELECT id, kind, `+text+`, tags, path, priority, created, updated, model, dl, `+vec+` FROM memories ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("reading memories: %v", err)
 	}
@@ -321,7 +374,7 @@ func (db *DB) records(ctx context.Context, withVecs bool) ([]record, error) {
 	for rows.Next() {
 		var r record
 		var blob []byte
-		if r.Memory, err = scanMemory(rows, &r.model, &blob); err != nil {
+		if r.Memory, err = scanMemory(rows, &r.model, &r.dl, &blob); err != nil {
 			return nil, fmt.Errorf("reading memories: %v", err)
 		}
 		if blob != nil {
@@ -340,6 +393,36 @@ func (db *DB) records(ctx context.Context, withVecs bool) ([]record, error) {
 	return out, nil
 }
 
+// fillTexts reads the texts of recs[idx] that were read without them.
+func (db *DB) fillTexts(ctx context.Context, recs []record, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(idx))
+	args := make([]any, len(idx))
+	for k, j := range idx {
+		at[recs[j].ID] = j
+		args[k] = recs[j].ID
+	}
+	rows, err := db.conn.QueryContext(ctx, `SELECT id, text FROM memories WHERE id IN (?`+strings.Repeat(", ?", len(idx)-1)+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("reading memory texts: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return fmt.Errorf("reading memory texts: %v", err)
+		}
+		recs[at[id]].Text = text
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading memory texts: %v", err)
+	}
+	return nil
+}
+
 // Refresh embeds, with emb, every memory whose vector is missing or was
 // made by another model than emb's, and stores the new vectors (a
 // read-only database opens a writer for it). It returns how many it
@@ -347,7 +430,7 @@ func (db *DB) records(ctx context.Context, withVecs bool) ([]record, error) {
 // on the next search rather than a migration. Errors: the provider's
 // (nothing is stored then), SQLite failures.
 func (db *DB) Refresh(ctx context.Context, emb *Embedder) (int, error) {
-	recs, err := db.records(ctx, true)
+	recs, err := db.records(ctx, withText|withVecs)
 	if err != nil {
 		return 0, err
 	}
@@ -370,6 +453,15 @@ func (db *DB) refresh(ctx context.Context, recs []record, emb *Embedder) ([]reco
 	}
 	if len(stale) == 0 {
 		return recs, 0, nil
+	}
+	var noText []int
+	for _, j := range stale {
+		if recs[j].Text == "" {
+			noText = append(noText, j)
+		}
+	}
+	if err := db.fillTexts(ctx, recs, noText); err != nil {
+		return recs, 0, err
 	}
 	texts := make([]string, len(stale))
 	for i, j := range stale {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ type exported struct {
 // and are made again on import). It returns how many it wrote. Errors:
 // SQLite failures, w's.
 func (db *DB) Export(ctx context.Context, w io.Writer) (int, error) {
-	recs, err := db.records(ctx, false)
+	recs, err := db.records(ctx, withText)
 	if err != nil {
 		return 0, err
 	}
@@ -86,7 +87,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, emb *Embedder) (ImportRep
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO memories (kind, text, tags, path, priority, created, updated, key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id`)
 	if err != nil {
 		return rep, fmt.Errorf("importing memories: %v", err)
 	}
@@ -129,15 +130,20 @@ func (db *DB) Import(ctx context.Context, r io.Reader, emb *Embedder) (ImportRep
 			if !e.Updated.IsZero() {
 				updated = e.Updated.UnixMilli()
 			}
-			res, err := stmt.ExecContext(ctx, in.Kind, in.Text, strings.Join(in.Tags, ","), in.Path, in.Priority, created, updated, dupKey(in.Kind, in.Path, in.Text))
+			var id int64
+			err = stmt.QueryRowContext(ctx, in.Kind, in.Text, strings.Join(in.Tags, ","), in.Path, in.Priority, created, updated, dupKey(in.Kind, in.Path, in.Text)).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
+				rep.Skipped++
+				break
+			}
 			if err != nil {
 				return rep, fmt.Errorf("importing memories: line %d: %v", n, err)
 			}
-			if k, _ := res.RowsAffected(); k == 0 {
-				rep.Skipped++
-			} else {
-				rep.Added++
+			m := Memory{Text: in.Text, Tags: in.Tags, Path: in.Path}
+			if err := writeTerms(ctx, tx, id, &m); err != nil {
+				return rep, fmt.Errorf("importing memories: line %d: %w", n, err)
 			}
+			rep.Added++
 		}
 		if eof {
 			break
