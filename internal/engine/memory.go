@@ -58,8 +58,9 @@ func (e *Engine) openMemories(ctx context.Context, readOnly bool) (*memory.DB, e
 }
 
 // memoryPath turns a path a caller gave for a memory into a slash path
-// relative to the root: an absolute path must lie inside the root; a path
-// that exists must not leave the root through a symlink. Errors wrap
+// relative to the root: an absolute path must lie inside the root, and
+// the path (or its longest existing parent) must not leave the root
+// through a symlink. Errors wrap
 // [memory.ErrInvalid].
 func (e *Engine) memoryPath(p string) (string, error) {
 	if p == "" {
@@ -76,10 +77,17 @@ func (e *Engine) memoryPath(p string) (string, error) {
 	if err != nil || rel == "" {
 		return rel, err
 	}
-	if real, err := filepath.EvalSymlinks(filepath.Join(e.root, filepath.FromSlash(rel))); err == nil {
+	// The path need not exist yet: its longest existing part must stay
+	// inside the root once symlinks are resolved.
+	for p := filepath.Join(e.root, filepath.FromSlash(rel)); p != e.root && len(p) > len(e.root); p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
 		if r, err := filepath.Rel(e.root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 			return "", fmt.Errorf("%w: path %s leads outside the repository root through a symlink", memory.ErrInvalid, rel)
 		}
+		break
 	}
 	return rel, nil
 }
