@@ -18,6 +18,10 @@
 //     started: the last answer is reported at once (a query with a short
 //     deadline learns "HTTP 429" rather than "deadline exceeded").
 //
+// [Client.Post] decodes a whole JSON answer; [Client.PostStream] hands a
+// streaming answer (server-sent events) to the caller once its status is
+// 2xx, with the same retries before that point.
+//
 // Errors hide HTTP internals (%v) and wrap only causes callers may branch
 // on: the rate-limit sentinel and context errors.
 package httpjson
@@ -81,7 +85,9 @@ type Client struct {
 	// 0 means [DefaultMaxBackoff].
 	MaxBackoff time.Duration
 	// Timeout bounds each attempt, from sending the request to reading the
-	// whole response. 0 means [DefaultTimeout]; negative means none.
+	// whole response (for [Client.PostStream]: to the response headers,
+	// then each wait for more of the stream). 0 means [DefaultTimeout];
+	// negative means none.
 	Timeout time.Duration
 	// Logger receives a record for each retry; nil discards them.
 	Logger *slog.Logger
@@ -115,44 +121,93 @@ func (c *Client) Post(ctx context.Context, url string, in, out any) error {
 	if err != nil {
 		return fmt.Errorf("encoding request: %v", err)
 	}
+	var body []byte
+	err = c.retry(ctx, func() (attemptResult, error) {
+		b, status, header, err := c.do(ctx, url, payload)
+		body = b
+		return attemptResult{status: status, header: header, errBody: b}, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("decoding response: %v", err)
+	}
+	return nil
+}
+
+// attemptResult is what one attempt tells the retry loop: the status, the
+// headers (for Retry-After) and, for a non-2xx answer, the start of the
+// body to quote.
+type attemptResult struct {
+	status  int
+	header  http.Header
+	errBody []byte
+}
+
+// retry calls attempt until it reports a 2xx status (retry returns nil),
+// a transport error, a status that is not retried, or the retries run
+// out, waiting between attempts as the package comment describes.
+func (c *Client) retry(ctx context.Context, attempt func() (attemptResult, error)) error {
 	retries := c.MaxRetries
 	if retries == 0 {
 		retries = DefaultMaxRetries
 	}
 	retries = max(retries, 0)
-	for attempt := 0; ; attempt++ {
-		body, status, header, err := c.do(ctx, url, payload)
+	for n := 0; ; n++ {
+		res, err := attempt()
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return fmt.Errorf("sending request: %w", ctxErr)
 			}
 			return fmt.Errorf("sending request: %v", err)
 		}
+		status, body := res.status, res.errBody
 		if status >= 200 && status < 300 {
-			if err := json.Unmarshal(body, out); err != nil {
-				return fmt.Errorf("decoding response: %v", err)
-			}
 			return nil
 		}
 		retryable := status == http.StatusTooManyRequests || status >= 500
-		if !retryable || attempt >= retries {
-			return c.statusError(status, body, attempt+1, retryable)
+		if !retryable || n >= retries {
+			return c.statusError(status, body, n+1, retryable)
 		}
-		wait := c.wait(attempt, header, time.Now())
+		wait := c.wait(n, res.header, time.Now())
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			// The wait would outlast the caller's deadline: report the
 			// service's answer now instead of sleeping into a timeout
 			// that would hide it.
-			return fmt.Errorf("%w; not retried: the next attempt (in %s) would pass the deadline", c.statusError(status, body, attempt+1, true), wait.Round(time.Millisecond))
+			return fmt.Errorf("%w; not retried: the next attempt (in %s) would pass the deadline", c.statusError(status, body, n+1, true), wait.Round(time.Millisecond))
 		}
 		if c.Logger != nil {
-			c.Logger.LogAttrs(ctx, slog.LevelInfo, "embedding request will be retried",
-				slog.Int("status", status), slog.Int("attempt", attempt+1), slog.Duration("wait", wait))
+			c.Logger.LogAttrs(ctx, slog.LevelInfo, "request will be retried",
+				slog.Int("status", status), slog.Int("attempt", n+1), slog.Duration("wait", wait))
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return fmt.Errorf("waiting to retry after HTTP %d: %w", status, err)
 		}
 	}
+}
+
+// newRequest builds one attempt's POST with the client's headers.
+func (c *Client) newRequest(ctx context.Context, url string, payload []byte, accept string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range c.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	return req, nil
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP == nil {
+		return http.DefaultClient
+	}
+	return c.HTTP
 }
 
 // do makes one attempt and returns the response body, which it has read
@@ -167,22 +222,11 @@ func (c *Client) do(ctx context.Context, url string, payload []byte) ([]byte, in
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	req, err := c.newRequest(ctx, url, payload, "application/json")
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	for k, vs := range c.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, 0, nil, err
 	}
