@@ -16,6 +16,7 @@ type indexOptions struct {
 	path    string
 	rebuild bool
 	json    bool
+	dryRun  bool
 }
 
 func newIndexCmd(deps *Deps, runF func(context.Context, *indexOptions) error) *cobra.Command {
@@ -25,10 +26,16 @@ func newIndexCmd(deps *Deps, runF func(context.Context, *indexOptions) error) *c
 		Short: "Build or update the index of a repository",
 		Long: `Build the index of PATH (default: --repo, else the enclosing git work tree, else the
 current directory), or bring it up to date: unchanged files are skipped by size and mtime,
-changed and new files are re-chunked, deleted files are removed.`,
+changed and new files are re-chunked, deleted files are removed.
+
+With --dry-run, nothing is indexed and nothing is sent: ctx walks and chunks the files as a
+run would and prints how many texts it would embed, their tokens (o200k_base), and, for a
+remote embedding provider, the estimated cost in US dollars and today's spend against the
+daily cap (CTX_SPEND_EMBED_DAY). Prices come from a built-in table; CTX_PRICES overrides it.`,
 		Example: `  ctx index
   ctx index ~/src/project
-  ctx index --rebuild`,
+  ctx index --rebuild
+  ctx index --dry-run --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -43,6 +50,7 @@ changed and new files are re-chunked, deleted files are removed.`,
 	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "discard the existing index and build it again")
 	cmd.Flags().BoolVar(&deps.force, "force", false, "allow indexing / or the home directory itself")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the run's statistics as JSON")
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "estimate what a run would embed and cost; index nothing, send nothing")
 	return cmd
 }
 
@@ -54,6 +62,9 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	e, err := d.engine()
 	if err != nil {
 		return err
+	}
+	if opts.dryRun {
+		return runIndexDryRun(ctx, opts, e)
 	}
 	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY && !opts.json, "")
 	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild})
@@ -110,4 +121,73 @@ func formatCounts(m map[string]int) string {
 		s += fmt.Sprintf("%d %s", m[k], k)
 	}
 	return s
+}
+
+// runIndexDryRun prints what an index run would embed and cost.
+func runIndexDryRun(ctx context.Context, opts *indexOptions, e *engine.Engine) error {
+	d := opts.deps
+	rep, err := e.DryRun(ctx, engine.DryRunOptions{Rebuild: opts.rebuild})
+	if err != nil {
+		return err
+	}
+	if !rep.WithinCaps && !opts.json {
+		// --json says so in within_caps.
+		fmt.Fprintf(d.IO.ErrOut, "warning: the estimated $%.4f would pass the embedding spend cap (run $%.4f, day $%.4f with $%.4f spent; 0: none); the run would stop there: raise CTX_SPEND_EMBED_RUN or CTX_SPEND_EMBED_DAY\n",
+			rep.EstimatedUSD, rep.RunCapUSD, rep.DayCapUSD, rep.DaySpentUSD)
+	}
+	if opts.json {
+		return writeJSON(d.IO.Out, rep)
+	}
+	files := fmt.Sprintf("%d to index, %d unchanged, %d skipped", rep.Files.ToIndex, rep.Files.Unchanged, rep.Files.Skipped)
+	if len(rep.Skips) > 0 {
+		files += " (" + formatCounts(rep.Skips) + ")"
+	}
+	provider := rep.Provider
+	switch {
+	case rep.Provider == "none":
+		provider = "none (lexical-only)"
+	case rep.Local:
+		provider += " (local)"
+	default:
+		provider += " (remote)"
+	}
+	var price, cost string
+	switch rep.Price.Source {
+	case engine.PriceLocal:
+		price, cost = "local provider: $0", "$0"
+	case engine.PriceUnknown:
+		price, cost = fmt.Sprintf("price unknown for model %s: set CTX_PRICES", rep.Model), "unknown"
+	default:
+		price = fmt.Sprintf("$%.4f per million tokens (%s)", rep.Price.InPerMTok, rep.Price.Source)
+		cost = fmt.Sprintf("$%.4f", rep.EstimatedUSD)
+	}
+	rows := [][2]string{
+		{"root", rep.Root},
+		{"provider", provider},
+		{"model", rep.Model},
+		{"files", files},
+		{"chunks", fmt.Sprint(rep.Chunks)},
+		{"texts to embed", fmt.Sprintf("%d (%d already in the embedding cache)", rep.TextsToEmbed, rep.TextsCached)},
+		{"requests", fmt.Sprint(rep.Requests)},
+		{"tokens to embed", fmt.Sprintf("%d (%s)", rep.Tokens, rep.Encoding)},
+		{"price", price},
+		{"estimated cost", cost},
+	}
+	if !rep.Local {
+		day := "no cap"
+		if rep.DayCapUSD > 0 {
+			day = fmt.Sprintf("cap $%.4f (CTX_SPEND_EMBED_DAY)", rep.DayCapUSD)
+		}
+		rows = append(rows, [2]string{"spent today", fmt.Sprintf("$%.4f, %s", rep.DaySpentUSD, day)})
+	}
+	if rep.Rebuild {
+		rows = append(rows, [2]string{"note", "the run would build the index anew"})
+	}
+	for _, r := range rows {
+		if r[1] == "" {
+			continue
+		}
+		fmt.Fprintf(d.IO.Out, "%-16s %s\n", r[0], r[1])
+	}
+	return nil
 }
