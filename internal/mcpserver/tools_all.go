@@ -44,6 +44,9 @@ Use it to see which files depend on a module before moving or changing it. Same 
 Example: {"symbol": "config", "limit": 30}`)
 	s.addChangeHistory()
 	s.addExpandQuery()
+	s.addMemoryStore()
+	s.addMemoryFind()
+	s.addContextSearch()
 }
 
 // IndexCodebaseInput is the index_codebase request.
