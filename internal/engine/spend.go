@@ -11,6 +11,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/embed/ollama"
 	"github.com/ctx-dev/ctx/internal/embed/openai"
+	"github.com/ctx-dev/ctx/internal/embed/voyage"
 	"github.com/ctx-dev/ctx/internal/spend"
 	"github.com/ctx-dev/ctx/internal/tokens"
 )
@@ -19,9 +20,6 @@ import (
 // embedding costs nothing ([spend.Local]). Tests replace it to treat
 // their loopback servers as remote.
 var localURL = spend.Local
-
-// voyageBaseURL is the voyage provider's default API root.
-const voyageBaseURL = "https://api.voyageai.com/v1"
 
 // embedEndpoint returns the address the configured embedding provider
 // sends texts to (its default when none is set), and false for
@@ -33,7 +31,7 @@ func embedEndpoint(c config.Embed) (string, bool) {
 	case "ollama":
 		return cmp.Or(c.BaseURL, ollama.DefaultBaseURL), true
 	case "voyage":
-		return cmp.Or(c.BaseURL, voyageBaseURL), true
+		return cmp.Or(c.BaseURL, voyage.DefaultBaseURL), true
 	}
 	return "", false
 }
