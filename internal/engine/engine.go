@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -150,13 +151,13 @@ func newProvider(c config.Embed) (embed.Provider, error) {
 		}
 		return p, nil
 	case "ollama":
-		p, err := ollama.New(ollama.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize})
+		p, err := ollama.New(ollama.Options{BaseURL: c.BaseURL, Model: cmp.Or(c.Model, "nomic-embed-text"), Dims: c.Dims, BatchSize: c.BatchSize})
 		if err != nil {
 			return nil, fmt.Errorf("configuring ollama: %w", err)
 		}
 		return p, nil
 	case "openai":
-		p, err := openai.New(openai.Options{BaseURL: c.BaseURL, Model: c.Model, Dims: c.Dims, BatchSize: c.BatchSize, APIKey: c.APIKey})
+		p, err := openai.New(openai.Options{BaseURL: c.BaseURL, Model: cmp.Or(c.Model, "text-embedding-3-small"), Dims: c.Dims, BatchSize: c.BatchSize, APIKey: c.APIKey})
 		if err != nil {
 			return nil, fmt.Errorf("configuring openai: %w", err)
 		}
