@@ -260,7 +260,7 @@ func (c *Client) statusError(status int, body []byte, attempts int, retried bool
 	if len(msg) > maxMessageBytes {
 		msg = strings.ToValidUTF8(msg[:maxMessageBytes], "") + "…"
 	}
-	text := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	text := strings.TrimSpace(fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))) // 529 has no standard text
 	if retried && attempts > 1 {
 		text += fmt.Sprintf(" after %d attempts", attempts)
 	}
