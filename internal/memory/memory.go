@@ -70,8 +70,8 @@ const (
 	MaxTags = 32
 	// MaxTagBytes is the longest tag.
 	MaxTagBytes = 64
-	// MaxPathBytes is the longest path a memory may name.
-	MaxPathBytes = 1024
+	// MaxPathBytes is the longest path a memory may name: Linux's PATH_MAX.
+	MaxPathBytes = 4096
 )
 
 // ErrInvalid is wrapped by the errors of [Normalize] (and so of
