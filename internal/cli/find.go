@@ -17,18 +17,21 @@ import (
 )
 
 type findOptions struct {
-	deps      *Deps
-	query     string
-	json      bool
-	full      bool
-	explain   bool
-	limit     int
-	languages []string
-	paths     []string
-	channels  []string
-	budget    int
-	limitSet  bool
-	mode      string
+	deps           *Deps
+	query          string
+	json           bool
+	full           bool
+	explain        bool
+	limit          int
+	languages      []string
+	paths          []string
+	channels       []string
+	budget         int
+	limitSet       bool
+	mode           string
+	decompose      string
+	explainResults bool
+	noRerank       bool
 }
 
 func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
@@ -44,12 +47,18 @@ repository builds the index first.
 QUERY - reads the query from standard input. A query over CTX_MAX_QUERY_BYTES (32 KiB) is
 searched by its first 32 KiB, with a warning. When the embedding provider fails or does not
 answer within CTX_EMBED_QUERY_TIMEOUT (2s), the results come from the lexical channels,
-with a warning and "degraded" in the JSON stats.`,
+with a warning and "degraded" in the JSON stats.
+
+Optional, off unless configured: with an LLM (CTX_LLM_PROVIDER) a complex question is split
+into sub-queries whose results are fused with its own (--decompose), and --explain-results adds
+a one-line summary per result; with a reranker (CTX_RERANK_PROVIDER) the first results are
+reordered by it. Either ends the output with a footer of results, ms, tokens and cost.`,
 		Example: `  ctx find "where are request headers parsed"
   ctx find ReadMIMEHeader --limit 3 --full
   ctx find "retry with backoff" --json --language go --path 'net/**'
   ctx find "how are idle connections closed" --budget 8000 --full
-  ctx find --json - < issue.txt`,
+  ctx find --json - < issue.txt
+  ctx find "how do retries back off and where is the limit set" --explain-results`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return flagError{fmt.Errorf("find needs a QUERY")}
@@ -91,6 +100,11 @@ with a warning and "degraded" in the JSON stats.`,
 				return flagError{err}
 			}
 			opts.channels = chans
+			switch opts.decompose {
+			case "auto", "on", "off":
+			default:
+				return flagError{fmt.Errorf("--decompose %q: want auto, on or off", opts.decompose)}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -105,6 +119,9 @@ with a warning and "degraded" in the JSON stats.`,
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
 	f.IntVar(&opts.budget, "budget", 0, "pack results into this many tokens (o200k_base): grouped by file, weak hits cut, touching hits merged, with their code")
+	f.StringVar(&opts.decompose, "decompose", "auto", "split a complex question into sub-queries with the configured LLM: auto (when one is configured), on, off")
+	f.BoolVar(&opts.explainResults, "explain-results", false, "add a one-line summary per result written by the configured LLM (cached by the code's hash)")
+	f.BoolVar(&opts.noRerank, "no-rerank", false, "skip the configured reranker")
 	f.StringVar(&opts.mode, "mode", "", "pack with a mode's budget and context: quick (4k, no context), balanced (8k, the type and callees of the top 3), deep (16k, of the top 8, and callers)")
 	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
@@ -124,6 +141,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	resp, err := e.Find(ctx, engine.FindRequest{
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
 		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress, Expand: engine.Modes[opts.mode].Expand,
+		Decompose: decomposeMode(opts.decompose), ExplainResults: opts.explainResults, NoRerank: opts.noRerank,
 	})
 	finish()
 	if err != nil {
@@ -157,7 +175,24 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	for _, h := range resp.Results {
 		printHit(d.IO.Out, h, opts)
 	}
+	if resp.Stats.LLM != nil || resp.Stats.Rerank != nil {
+		if len(resp.Stats.SubQueries) > 0 {
+			fmt.Fprintf(d.IO.Out, "sub-queries: %s\n", strings.Join(resp.Stats.SubQueries, " | "))
+		}
+		fmt.Fprintln(d.IO.Out, engine.Footer(len(resp.Results), resp.Stats.SearchMS, resp.Stats.LLM, resp.Stats.Rerank))
+	}
 	return nil
+}
+
+// decomposeMode maps --decompose to the engine's setting.
+func decomposeMode(s string) engine.Decompose {
+	switch s {
+	case "on":
+		return engine.DecomposeOn
+	case "off":
+		return engine.DecomposeOff
+	}
+	return engine.DecomposeAuto
 }
 
 // maxStdinQuery bounds a query read from standard input; the engine
@@ -201,9 +236,12 @@ func expandChannels(vals []string) ([]string, error) {
 
 func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
+	if h.Explanation != "" {
+		fmt.Fprintf(w, "    → %s\n", h.Explanation)
+	}
 	if opts.explain {
 		var parts []string
-		for _, ch := range append(search.ChannelNames, "dense-rerank") {
+		for _, ch := range append(search.ChannelNames, "dense-rerank", "rerank") {
 			c, ok := h.Channels[ch]
 			switch {
 			case !ok:

@@ -27,6 +27,8 @@ import (
 	"github.com/ctx-dev/ctx/internal/embed/openai"
 	"github.com/ctx-dev/ctx/internal/embed/static"
 	"github.com/ctx-dev/ctx/internal/embed/voyage"
+	"github.com/ctx-dev/ctx/internal/llm"
+	"github.com/ctx-dev/ctx/internal/rerank"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -50,6 +52,8 @@ type Engine struct {
 	h        *handle     // kept database handle (keepOpen only)
 	watch    *watching   // the running watcher ([Engine.Watch]), or nil
 	cache    *queryCache // answers of repeated requests (keepOpen only)
+	ml       models      // the optional LLM and reranker, built on first use
+	opts     Options
 }
 
 // Options configures [Open]; nil means defaults.
@@ -67,6 +71,11 @@ type Options struct {
 	// and uses the configured provider as is (ctx train, which replaces
 	// or removes that model, opens the engine so).
 	NoAdapted bool
+	// LLM and Reranker override the clients the configuration would build
+	// (tests use fakes); the configuration still says whether the layer is
+	// on (config.LLM.Provider, config.Rerank.Provider).
+	LLM      llm.Client
+	Reranker rerank.Reranker
 }
 
 // Open resolves root (made absolute and symlink-resolved; it must be an
@@ -91,7 +100,7 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("opening root %s: not a directory", abs)
 	}
-	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder, keepOpen: opts.KeepOpen}
+	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder, keepOpen: opts.KeepOpen, opts: *opts}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

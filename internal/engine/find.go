@@ -35,6 +35,14 @@ type FindRequest struct {
 	// reporting progress through Progress.
 	AutoIndex bool
 	Progress  func(done, total int)
+	// Decompose says whether a complex question is split into
+	// sub-queries by the LLM (the zero value: when one is configured).
+	Decompose Decompose
+	// ExplainResults adds a one-line LLM summary to each result
+	// (Hit.Explanation); it needs an LLM.
+	ExplainResults bool
+	// NoRerank skips the configured reranker.
+	NoRerank bool
 }
 
 // Hit is one result in the shape of the result JSON contract
@@ -59,6 +67,9 @@ type Hit struct {
 	// Context is set on a piece added around the results rather than
 	// found by the search (see [Engine.Expand]): why it was added.
 	Context string `json:"context,omitempty"`
+	// Explanation is the LLM's one-line summary of the code, set only
+	// when asked for (FindRequest.ExplainResults).
+	Explanation string `json:"explanation,omitempty"`
 	// Parts is set by [Engine.ChunkAt] on a definition the index holds as
 	// several chunks: how many; Part is then 0 when the answer is the whole
 	// definition, else which of them (1-based) it is, and DefStartLine and
@@ -127,6 +138,18 @@ type FindStats struct {
 	// cache: the same request against the same index state (SearchMS is
 	// then the lookup's time).
 	Cached bool `json:"cached,omitempty"`
+	// SubQueries holds the queries the LLM split the question into, each
+	// searched and fused with the question's own results; absent when
+	// the question was searched as it is.
+	SubQueries []string `json:"sub_queries,omitempty"`
+	// Steering says why an LLM step that was asked for or configured did
+	// not happen (the LLM failed, a spend cap), with the fix.
+	Steering string `json:"steering,omitempty"`
+	// LLM is what the LLM did for this search (requests, tokens, ms,
+	// cost); absent when it was not used.
+	LLM *LLMUsage `json:"llm,omitempty"`
+	// Rerank reports the rerank stage; absent without a reranker.
+	Rerank *RerankStats `json:"rerank,omitempty"`
 }
 
 // Notes returns a line for each way the search differed from what was
@@ -142,6 +165,12 @@ func (st *FindStats) Notes() []string {
 	}
 	if st.Stale != "" {
 		out = append(out, "stale: "+st.Stale)
+	}
+	if st.Steering != "" {
+		out = append(out, st.Steering)
+	}
+	if st.Rerank != nil && st.Rerank.Skipped != "" {
+		out = append(out, "not reranked: "+st.Rerank.Skipped)
 	}
 	return out
 }
@@ -219,10 +248,21 @@ type PackStats struct {
 // indexable.
 var ErrEmptyIndex = errors.New("index is empty")
 
-// Find answers a query. Errors: [ErrNotIndexed] (no index and no
-// AutoIndex), [ErrStale] (identity mismatch), [ErrEmptyIndex], store
-// failures. No results is not an error.
+// Find answers a query. With the optional model layer configured it also
+// splits complex questions into sub-queries, reranks and summarises
+// (see findSteered); without it, it is the search alone. Errors:
+// [ErrNotIndexed] (no index and no AutoIndex), [ErrStale] (identity
+// mismatch), [ErrEmptyIndex], [ErrNoLLM] (ExplainResults or DecomposeOn
+// without an LLM), store failures. No results is not an error.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	if e.steered(req) {
+		return e.findSteered(ctx, req)
+	}
+	return e.find(ctx, req)
+}
+
+// find is the search itself: recall, fusion, ranking and expansion.
+func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	start := time.Now()
 	query, cut := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
@@ -386,20 +426,8 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		resp.Results = append(resp.Results, h)
 	}
 	if req.Expand.Seeds > 0 {
-		extra, err := e.Expand(ctx, query, resp.Results, req.Expand)
-		if err != nil {
+		if err := e.expandInto(ctx, query, req, resp); err != nil {
 			return nil, err
-		}
-		for _, h := range extra {
-			// The request's filters hold for context pieces too.
-			if len(req.Languages) > 0 && !slices.Contains(req.Languages, h.Language) ||
-				len(req.PathGlobs) > 0 && !slices.ContainsFunc(req.PathGlobs, func(g string) bool { return MatchGlob(g, h.Path) }) {
-				continue
-			}
-			if req.Full {
-				h.Code = e.Code(h)
-			}
-			resp.Results = append(resp.Results, h)
 		}
 	}
 	if ckey != "" && resp.Stats.Fresh && resp.Stats.Degraded == "" && resp.Stats.IndexState == "" {
@@ -408,6 +436,27 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		e.cache.put(ckey, &kept)
 	}
 	return resp, nil
+}
+
+// expandInto appends to resp the context pieces of its best results
+// (see [Engine.Expand]) that pass the request's filters.
+func (e *Engine) expandInto(ctx context.Context, query string, req FindRequest, resp *FindResponse) error {
+	extra, err := e.Expand(ctx, query, resp.Results, req.Expand)
+	if err != nil {
+		return err
+	}
+	for _, h := range extra {
+		// The request's filters hold for context pieces too.
+		if len(req.Languages) > 0 && !slices.Contains(req.Languages, h.Language) ||
+			len(req.PathGlobs) > 0 && !slices.ContainsFunc(req.PathGlobs, func(g string) bool { return MatchGlob(g, h.Path) }) {
+			continue
+		}
+		if req.Full {
+			h.Code = e.Code(h)
+		}
+		resp.Results = append(resp.Results, h)
+	}
+	return nil
 }
 
 // denseCause says why embedding the query failed, in a user's terms: a

@@ -48,6 +48,8 @@ type RetrievalInput struct {
 	ReturnDebug        bool     `json:"return_debug,omitempty" jsonschema:"add each segment's per-channel ranks and ranking boosts, and the search statistics"`
 	LowConfidence      string   `json:"low_confidence_behavior,omitempty" jsonschema:"what to return when the best match is weak: return_with_warning (default: everything, with a warning), return_top1 (only the best segment), return_empty (nothing, with the reason)"`
 	Cursor             string   `json:"cursor,omitempty" jsonschema:"the cursor of a truncated previous result, to get its next page; repeat every other argument unchanged"`
+	Decompose          string   `json:"decompose,omitempty" jsonschema:"with an LLM configured on the server (CTX_LLM_PROVIDER): auto (default: split a complex question into up to 3 sub-queries and fuse their results), on, or off; without one, auto and off do nothing"`
+	ExplainResults     bool     `json:"explain_results,omitempty" jsonschema:"add a one-line summary of what each segment does, written by the server's LLM (cached by the code's hash); needs CTX_LLM_PROVIDER on the server"`
 	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository or folder to search, absolute or relative to the server root (default: the server root); must be inside the server root. A folder inside an indexed repository narrows the search to it; globs are then relative to the folder, result paths stay relative to the repository root"`
 }
 
@@ -72,6 +74,7 @@ type Segment struct {
 	Stale           bool                         `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed; code is read from the current file"`
 	Clipped         bool                         `json:"clipped,omitempty" jsonschema:"the segment alone exceeded the page budget and was cut to fit; read the rest from the file"`
 	Merged          int                          `json:"merged,omitempty" jsonschema:"how many ranked hits were joined into this segment because they overlap or touch (their fields are the best one's)"`
+	Explanation     string                       `json:"explanation,omitempty" jsonschema:"the LLM's one-line summary of what the code does (explain_results only)"`
 	Context         string                       `json:"context,omitempty" jsonschema:"set on context added around the best hits rather than found by the search: why (definition of the enclosing type, a function the hit calls, a caller)"`
 	Tokens          int                          `json:"tokens" jsonschema:"o200k_base tokens this segment adds to the text"`
 
@@ -120,6 +123,11 @@ type RetrievalStats struct {
 	Degraded string `json:"degraded,omitempty" jsonschema:"set when the search ran without a channel, e.g. 'dense channel unavailable: <cause>': the embedding provider failed and the results come from the lexical channels"`
 	// Cached is set when the answer came from the server's query cache.
 	Cached bool `json:"cached,omitempty" jsonschema:"the same call against the same index state was answered before: this answer is that one, from the server's cache"`
+	// The optional model layer's work on this call.
+	SubQueries []string            `json:"sub_queries,omitempty" jsonschema:"the sub-queries the LLM split the request into, each searched and fused with the request's own results"`
+	Steering   string              `json:"steering,omitempty" jsonschema:"why an LLM step did not happen (the LLM failed, a spend cap), with the fix"`
+	LLM        *engine.LLMUsage    `json:"llm,omitempty" jsonschema:"what the LLM did: model, requests, tokens, milliseconds, cost in USD"`
+	Rerank     *engine.RerankStats `json:"rerank,omitempty" jsonschema:"the rerank stage: model, how many segments it reordered, milliseconds, cost, or why it was skipped"`
 }
 
 // RetrievalOutput is the codebase_retrieval result.
@@ -284,7 +292,18 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	if len(in.ExcludeGlobs) > 0 {
 		limit *= 3
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand})
+	var dec engine.Decompose
+	switch in.Decompose {
+	case "", "auto":
+	case "on":
+		dec = engine.DecomposeOn
+	case "off":
+		dec = engine.DecomposeOff
+	default:
+		return nil, out, fmt.Errorf("decompose %q: want auto, on or off", in.Decompose)
+	}
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand,
+		Decompose: dec, ExplainResults: in.ExplainResults})
 	if err != nil {
 		return nil, out, s.explain(e, err)
 	}
@@ -323,7 +342,8 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	}
 	out.Freshness.Stale = resp.Stats.Stale
 	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, Cached: resp.Stats.Cached, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
-		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded}
+		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded,
+		SubQueries: resp.Stats.SubQueries, Steering: resp.Stats.Steering, LLM: resp.Stats.LLM, Rerank: resp.Stats.Rerank}
 
 	exclude := in.ExcludeGlobs
 	if len(exclude) > 0 {
@@ -463,7 +483,7 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 				stale = stale || hits[j].Stale
 			}
 			sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
-				Symbol: h.Symbol, Summary: h.Summary, ScoreComponents: h.Channels, Stale: stale,
+				Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
 				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
 			if debug {
 				sg.Boosts = h.Boosts

@@ -47,6 +47,7 @@ Example: {"symbol": "config", "limit": 30}`)
 	s.addMemoryStore()
 	s.addMemoryFind()
 	s.addContextSearch()
+	s.addContextAnswer()
 }
 
 // IndexCodebaseInput is the index_codebase request.
