@@ -11,8 +11,10 @@
 // missing file is a repository with no memories.
 //
 // Search ([Rank]) runs in memory over every stored memory: a repository
-// holds hundreds to a few thousand of them, and BenchmarkFindMemories
-// measures the whole scan at 1,000 and 10,000. Two channels are fused with
+// holds hundreds to a few thousand of them. BenchmarkFindMemories (query
+// embedding included, built-in model, 2-core AMD EPYC) takes about 8 ms at
+// 1,000 memories and 65 ms at 10,000, mostly reading rows and postings
+// through the pure-Go SQLite driver. Two channels are fused with
 // [search.Fuse]: BM25 over the memory's text, tags and path with the code
 // index's analysis ([analyze.Analyze] for the query, [analyze.Terms] for
 // the memory) and scoring ([store.BM25TermScore]), and cosine similarity
