@@ -60,6 +60,7 @@ type envOptions struct {
 	tools     mcpserver.ToolSet
 	noIndex   bool // leave the fixture unindexed
 	autoIndex bool
+	llmURL    string // an OpenAI-compatible chat server the server's LLM settings point at
 }
 
 // newEnv indexes the fixture (unless noIndex), starts a server on it and
@@ -69,6 +70,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 	e := &env{root: fixture(t), cfg: testConfig(t)}
 	if !o.noIndex {
 		index(t, e.cfg, e.root)
+	}
+	if o.llmURL != "" {
+		e.cfg.LLM = config.LLM{Provider: "openai", URL: o.llmURL, Model: "local-model", Timeout: 5 * time.Second, MaxTokens: 256}
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Root: e.root, Config: e.cfg, Tools: o.tools, AutoIndex: o.autoIndex})
 	if err != nil {
