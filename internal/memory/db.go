@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver, as internal/store does
 
 	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // SchemaVersion is the memory database's layout version, kept in SQLite's
@@ -59,7 +60,7 @@ func dsn(path string, writer bool) string {
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
 	}
-	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + v.Encode()
+	return store.FileURI(path) + "?" + v.Encode()
 }
 
 // Open opens the memory database at path, creating it (and its directory)

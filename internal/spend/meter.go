@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // the ledger's database driver
 
 	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // ErrCapExceeded is returned (wrapped) by [Meter.Check] when a request
@@ -183,8 +184,7 @@ func (m *Meter) open() (*sql.DB, error) {
 	v := url.Values{}
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_txlock", "immediate")
-	path := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(m.path)
-	db, err := sql.Open("sqlite", "file:"+path+"?"+v.Encode())
+	db, err := sql.Open("sqlite", store.FileURI(m.path)+"?"+v.Encode())
 	if err != nil {
 		return nil, err
 	}

@@ -132,10 +132,15 @@ func dsn(path string, writer, resident bool) string {
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_txlock", "immediate")
 	}
-	// SQLite reads the name as a URI: escape what would end or decode the
-	// path ("?" starts the query, "#" the fragment, "%" an escape).
-	return "file:" + uriPath.Replace(path) + "?" + v.Encode()
+	return FileURI(path) + "?" + v.Encode()
 }
+
+// FileURI returns path as the "file:" URI SQLite reads, with the bytes
+// that would end or decode the path escaped ("?" starts the query, "#"
+// the fragment, "%" an escape); connection parameters follow a "?". Every
+// SQLite file ctx opens (the index, the memory database, the spend
+// ledger, caches) is named through it.
+func FileURI(path string) string { return "file:" + uriPath.Replace(path) }
 
 var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 

@@ -31,7 +31,7 @@ func (db *DB) ReplaceWith(ctx context.Context, src string) (Version, error) {
 		return Version{}, fmt.Errorf("replacing the index: %v", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS next`, "file:"+uriPath.Replace(src)+"?mode=ro"); err != nil {
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS next`, FileURI(src)+"?mode=ro"); err != nil {
 		return Version{}, fmt.Errorf("replacing the index: opening %s: %v", src, err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE next`)
