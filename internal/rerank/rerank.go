@@ -23,16 +23,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/httpjson"
+	"github.com/ctx-dev/ctx/internal/registry"
 )
 
 // Result is one reranked document: Index into the docs given, Score from
@@ -231,36 +230,22 @@ func Complete(n int, got []Result, fill bool) ([]Result, error) {
 // the provider's defaults.
 type Factory func(Options) (Reranker, error)
 
-var (
-	mu        sync.RWMutex // guards factories
-	factories = map[string]Factory{}
-)
+// providers holds the registered factories.
+var providers = registry.New[Factory]("reranker", "internal/rerank/providers")
 
 // Register makes a provider available to [New] under name. It is meant
 // for init functions and panics when name is empty, f is nil or name is
 // already registered: those are programmer errors.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if name == "" || f == nil {
-		panic("rerank: Register with an empty name or nil factory")
-	}
-	if _, dup := factories[name]; dup {
-		panic("rerank: Register called twice for " + name)
-	}
-	factories[name] = f
-}
+func Register(name string, f Factory) { providers.Register(name, f) }
 
 // New builds the reranker registered as name. Errors: name is not
 // registered (the providers package is not linked, or a typo); o has a
 // negative limit; or the provider's own (such as a URL that is not http
 // or https).
 func New(name string, o Options) (Reranker, error) {
-	mu.RLock()
-	f, ok := factories[name]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("unknown reranker %q (known: %v)", name, Names())
+	f, err := providers.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := o.check(); err != nil {
 		return nil, fmt.Errorf("reranker %s: %v", name, err)
@@ -273,11 +258,7 @@ func New(name string, o Options) (Reranker, error) {
 }
 
 // Names returns the registered provider names, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	return slices.Sorted(maps.Keys(factories))
-}
+func Names() []string { return providers.Names() }
 
 // FromConfig builds the configured reranker; (nil, nil) when c.Provider is
 // "" (off). c.Timeout bounds each attempt; callers also bound the whole
