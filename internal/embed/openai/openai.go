@@ -17,12 +17,10 @@ package openai
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -146,7 +144,7 @@ func New(opts Options) (*Client, error) {
 			MaxBackoff:   opts.MaxBackoff,
 			Timeout:      opts.Timeout,
 			Logger:       opts.Logger,
-			ErrorMessage: errorMessage,
+			ErrorMessage: httpjson.OpenAIErrorMessage,
 			RateLimited:  embed.ErrRateLimited,
 		},
 	}
@@ -247,39 +245,3 @@ func (c *Client) embedBatch(ctx context.Context, input []string) ([][]float32, e
 	return out, nil
 }
 
-// errorMessage extracts the message of an error body. OpenAI sends
-// {"error": {"message", "type", "param", "code"}}; compatible servers vary:
-// TEI sends {"error": "...", "error_type": "..."}, vLLM and others put
-// "message" at the top level.
-func errorMessage(body []byte) string {
-	var e struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &e) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(e.Error, &s) == nil && s != "" {
-		return s
-	}
-	var obj struct {
-		Message string          `json:"message"`
-		Type    string          `json:"type"`
-		Code    json.RawMessage `json:"code"` // a string, a number or null
-	}
-	if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
-		var details []string
-		if obj.Type != "" {
-			details = append(details, "type "+obj.Type)
-		}
-		if code := strings.Trim(string(obj.Code), `"`); code != "" && code != "null" {
-			details = append(details, "code "+code)
-		}
-		if len(details) > 0 {
-			return fmt.Sprintf("%s (%s)", obj.Message, strings.Join(details, ", "))
-		}
-		return obj.Message
-	}
-	return e.Message
-}

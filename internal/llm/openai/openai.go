@@ -79,7 +79,7 @@ func newClient(name, defURL, defModel string, o llm.Options) (*Client, error) {
 		endpoint: endpoint,
 		model:    cmp.Or(o.Model, defModel),
 		opts:     o,
-		http:     o.HTTPJSON(header, errorMessage),
+		http:     o.HTTPJSON(header, httpjson.OpenAIErrorMessage),
 	}, nil
 }
 
@@ -163,35 +163,14 @@ type usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-// apiError is the "error" object of an error body or an error chunk.
-type apiError struct {
-	Message string          `json:"message"`
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"` // a string, a number or null
-}
-
-// err describes e, wrapping [llm.ErrRateLimited] for a rate-limit error.
-func (e *apiError) err() error {
-	text := e.describe()
+// apiError describes an error object, wrapping [llm.ErrRateLimited] for a
+// rate-limit error.
+func apiError(e *httpjson.APIError) error {
+	text := e.Describe()
 	if strings.Contains(e.Type, "rate_limit") || strings.Contains(string(e.Code), "rate_limit") {
 		return fmt.Errorf("%w: %s", llm.ErrRateLimited, text)
 	}
 	return errors.New(text)
-}
-
-func (e *apiError) describe() string {
-	var details []string
-	if e.Type != "" {
-		details = append(details, "type "+e.Type)
-	}
-	if code := strings.Trim(string(e.Code), `"`); code != "" && code != "null" {
-		details = append(details, "code "+code)
-	}
-	msg := cmp.Or(e.Message, "no message")
-	if len(details) == 0 {
-		return msg
-	}
-	return fmt.Sprintf("%s (%s)", msg, strings.Join(details, ", "))
 }
 
 // chatResponse is the part of a non-streaming answer ctx reads.
@@ -205,7 +184,7 @@ type chatResponse struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *usage    `json:"usage"`
-	Error *apiError `json:"error"`
+	Error *httpjson.APIError `json:"error"`
 }
 
 func (c *Client) complete(ctx context.Context, body chatRequest) (llm.Response, error) {
@@ -218,7 +197,7 @@ func (c *Client) complete(ctx context.Context, body chatRequest) (llm.Response, 
 		resp.Usage = llm.Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
 	}
 	if r.Error != nil && len(r.Choices) == 0 {
-		return resp, r.Error.err()
+		return resp, apiError(r.Error)
 	}
 	if len(r.Choices) == 0 {
 		return resp, errors.New("empty completion: the answer has no choices")
@@ -249,7 +228,7 @@ type chunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *usage    `json:"usage"`
-	Error *apiError `json:"error"`
+	Error *httpjson.APIError `json:"error"`
 }
 
 func (c *Client) stream(ctx context.Context, body chatRequest, emit func(string)) (llm.Response, error) {
@@ -286,7 +265,7 @@ func (c *Client) stream(ctx context.Context, body chatRequest, emit func(string)
 		}
 		if ch.Error != nil {
 			resp.Text = text.String()
-			return resp, fmt.Errorf("error in stream: %w", ch.Error.err())
+			return resp, fmt.Errorf("error in stream: %w", apiError(ch.Error))
 		}
 		if ch.Model != "" {
 			resp.Model = ch.Model
@@ -321,24 +300,3 @@ func (c *Client) stream(ctx context.Context, body chatRequest, emit func(string)
 	return resp, nil
 }
 
-// errorMessage extracts the message of an error body: OpenAI's
-// {"error": {"message", "type", "code"}}, or the {"error": "..."} or
-// {"message": "..."} some compatible servers send instead.
-func errorMessage(body []byte) string {
-	var e struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &e) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(e.Error, &s) == nil && s != "" {
-		return s
-	}
-	var obj apiError
-	if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
-		return obj.describe()
-	}
-	return e.Message
-}
