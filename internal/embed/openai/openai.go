@@ -244,4 +244,3 @@ func (c *Client) embedBatch(ctx context.Context, input []string) ([][]float32, e
 	}
 	return out, nil
 }
-

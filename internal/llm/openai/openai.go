@@ -183,7 +183,7 @@ type chatResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *usage    `json:"usage"`
+	Usage *usage             `json:"usage"`
 	Error *httpjson.APIError `json:"error"`
 }
 
@@ -227,7 +227,7 @@ type chunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *usage    `json:"usage"`
+	Usage *usage             `json:"usage"`
 	Error *httpjson.APIError `json:"error"`
 }
 
@@ -299,4 +299,3 @@ func (c *Client) stream(ctx context.Context, body chatRequest, emit func(string)
 	}
 	return resp, nil
 }
-
