@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/engine"
-	"github.com/ctx-dev/ctx/internal/pack"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/tokens"
 )
@@ -277,26 +276,10 @@ func printCode(w io.Writer, code string, start int) {
 const packCandidates = 30
 
 // packResults replaces resp's results by a pack within opts.budget
-// tokens: the segments of pack.Select, each with its code, counted as
-// printed (the JSON object of the hit with --json, else its heading and
-// numbered code lines).
+// tokens ([engine.Engine.PackHits]), each hit counted as printed (its
+// JSON object with --json, else its heading and numbered code lines).
 func packResults(e *engine.Engine, resp *engine.FindResponse, opts *findOptions) {
-	hits := resp.Results
-	segs := make([]pack.Segment, len(hits))
-	for i, h := range hits {
-		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
-	}
-	segs = pack.Select(segs, pack.SelectOptions{})
-	out := make([]engine.Hit, len(segs))
-	cost := func(i int) int {
-		ps := segs[i]
-		h := hits[ps.Hits[0]]
-		for _, j := range ps.Hits {
-			h.Stale = h.Stale || hits[j].Stale
-		}
-		h.StartLine, h.EndLine, h.Score = ps.StartLine, ps.EndLine, ps.Score
-		h.Code = e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, h.Stale)
-		out[i] = h
+	packed, used, left := e.PackHits(resp.Results, opts.budget, func(h engine.Hit) int {
 		var b strings.Builder
 		if opts.json {
 			writeJSON(&b, h)
@@ -304,10 +287,9 @@ func packResults(e *engine.Engine, resp *engine.FindResponse, opts *findOptions)
 			printHit(&b, h, &findOptions{full: true, explain: opts.explain})
 		}
 		return tokens.Count(b.String())
-	}
-	n, used := pack.Fill(len(segs), opts.budget, 0, cost, nil)
-	resp.Results = out[:n]
-	resp.Pack = &engine.PackStats{Budget: opts.budget, Tokens: used, Segments: n, Left: len(segs) - n}
+	})
+	resp.Results = packed
+	resp.Pack = &engine.PackStats{Budget: opts.budget, Tokens: used, Segments: len(packed), Left: left}
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/cite"
 	"github.com/ctx-dev/ctx/internal/llm"
-	"github.com/ctx-dev/ctx/internal/pack"
 	"github.com/ctx-dev/ctx/internal/steer"
 	"github.com/ctx-dev/ctx/internal/tokens"
 )
@@ -86,10 +85,10 @@ func (e *Engine) Answer(ctx context.Context, req AnswerRequest) (*AnswerResponse
 	}
 	out := &AnswerResponse{Question: EchoQuery(req.Question), Citations: []cite.Citation{}, Context: []cite.Span{}, Stats: resp.Stats}
 	out.Usage.IndexMS = float64(time.Since(start).Microseconds()) / 1000
-	excerpts := e.packExcerpts(resp.Results, budget)
+	excerpts, packTokens := e.packExcerpts(resp.Results, budget)
+	out.Usage.PackTokens = packTokens
 	for _, x := range excerpts {
 		out.Context = append(out.Context, cite.Span{Path: x.Path, StartLine: x.StartLine, EndLine: x.EndLine})
-		out.Usage.PackTokens += tokens.Count(x.Format())
 	}
 	if len(excerpts) == 0 {
 		out.Answer = "No code in the index matched the question, so the model was not asked. Try other words, or check `ctx status`."
@@ -109,27 +108,19 @@ func (e *Engine) Answer(ctx context.Context, req AnswerRequest) (*AnswerResponse
 	return out, nil
 }
 
-// packExcerpts picks the code shown to the model: the results grouped by
-// file and merged (pack.Select), each with its code, while their rendered
-// excerpts fit in budget tokens.
-func (e *Engine) packExcerpts(hits []Hit, budget int) []steer.Excerpt {
-	segs := make([]pack.Segment, len(hits))
-	for i, h := range hits {
-		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
+// packExcerpts picks the code shown to the model ([Engine.PackHits]),
+// each hit counted as its rendered excerpt, and returns the excerpts and
+// their tokens.
+func (e *Engine) packExcerpts(hits []Hit, budget int) ([]steer.Excerpt, int) {
+	packed, used, _ := e.PackHits(hits, budget, func(h Hit) int { return tokens.Count(excerpt(h).Format()) })
+	out := make([]steer.Excerpt, len(packed))
+	for i, h := range packed {
+		out[i] = excerpt(h)
 	}
-	segs = pack.Select(segs, pack.SelectOptions{})
-	out := make([]steer.Excerpt, len(segs))
-	cost := func(i int) int {
-		s := segs[i]
-		h := hits[s.Hits[0]]
-		stale := false
-		for _, j := range s.Hits {
-			stale = stale || hits[j].Stale
-		}
-		out[i] = steer.Excerpt{Path: s.Path, StartLine: s.StartLine, EndLine: s.EndLine, Language: h.Language, Symbol: h.Symbol,
-			Code: e.CodeSpan(s.Path, s.StartByte, s.EndByte, s.StartLine, s.EndLine, stale)}
-		return tokens.Count(out[i].Format())
-	}
-	n, _ := pack.Fill(len(segs), budget, 0, cost, nil)
-	return out[:n]
+	return out, used
+}
+
+// excerpt is a packed hit as the prompts show it.
+func excerpt(h Hit) steer.Excerpt {
+	return steer.Excerpt{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Language: h.Language, Symbol: h.Symbol, Code: h.Code}
 }
