@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -44,9 +45,20 @@ const (
 
 // steered reports whether a request uses the model layer at all.
 func (e *Engine) steered(req FindRequest) bool {
-	return req.ExplainResults || req.Decompose == DecomposeOn ||
-		req.Decompose == DecomposeAuto && e.HasLLM() ||
-		e.cfg.Rerank.Provider != "" && !req.NoRerank
+	return req.ExplainResults || e.mayDecompose(req) || e.reranks(req)
+}
+
+// mayDecompose reports whether the request may be split into sub-queries
+// (always with DecomposeOn; with DecomposeAuto, complex questions when an
+// LLM is configured).
+func (e *Engine) mayDecompose(req FindRequest) bool {
+	return req.Decompose == DecomposeOn || req.Decompose == DecomposeAuto && e.HasLLM()
+}
+
+// reranks reports whether the request goes through the configured
+// reranker.
+func (e *Engine) reranks(req FindRequest) bool {
+	return e.cfg.Rerank.Provider != "" && !req.NoRerank
 }
 
 // findSteered runs a search through the model layer: sub-queries fused
@@ -67,7 +79,7 @@ func (e *Engine) findSteered(ctx context.Context, req FindRequest) (*FindRespons
 	}
 	base := req
 	base.Expand = ExpandOptions{}
-	rerankOn := e.cfg.Rerank.Provider != "" && !req.NoRerank
+	rerankOn := e.reranks(req)
 	if rerankOn {
 		base.Limit = max(limit, e.cfg.Rerank.TopN)
 	}
@@ -78,7 +90,7 @@ func (e *Engine) findSteered(ctx context.Context, req FindRequest) (*FindRespons
 	meter := e.newMeter()
 	usage := &LLMUsage{}
 	query, _ := e.CutQuery(req.Query)
-	if req.Decompose == DecomposeOn || req.Decompose == DecomposeAuto && e.HasLLM() && steer.Complex(analyze.Analyze(query)) {
+	if e.mayDecompose(req) && (req.Decompose == DecomposeOn || steer.Complex(analyze.Analyze(query))) {
 		if err := e.decompose(ctx, meter, usage, query, base, resp); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -174,12 +186,15 @@ func (e *Engine) decompose(ctx context.Context, meter *spend.Meter, usage *LLMUs
 // fused list keeps the original scores, reassigned in the new order so
 // they still descend (the pack's cutoffs read them).
 func fuseHits(lists [][]Hit, subWeight float64) []Hit {
+	type key struct {
+		path       string
+		start, end int
+	}
 	type acc struct {
 		hit   Hit
 		score float64
-		first int // order of first appearance, for ties
 	}
-	byKey := map[string]*acc{}
+	byKey := map[key]*acc{}
 	var order []*acc
 	var scores []float64
 	for li, l := range lists {
@@ -188,10 +203,10 @@ func fuseHits(lists [][]Hit, subWeight float64) []Hit {
 			w = subWeight
 		}
 		for rank, h := range l {
-			k := h.Path + "\x00" + strconv.Itoa(h.StartLine) + "\x00" + strconv.Itoa(h.EndLine)
+			k := key{h.Path, h.StartLine, h.EndLine}
 			a := byKey[k]
 			if a == nil {
-				a = &acc{hit: h, first: len(order)}
+				a = &acc{hit: h}
 				byKey[k] = a
 				order = append(order, a)
 				scores = append(scores, h.Score)
@@ -199,24 +214,10 @@ func fuseHits(lists [][]Hit, subWeight float64) []Hit {
 			a.score += w / float64(subRRFK+rank+1)
 		}
 	}
-	slices.SortStableFunc(order, func(a, b *acc) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return a.first - b.first
-	})
-	slices.SortFunc(scores, func(a, b float64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
+	// Stable: ties keep the order of first appearance.
+	slices.SortStableFunc(order, func(a, b *acc) int { return cmp.Compare(b.score, a.score) })
+	slices.Sort(scores)
+	slices.Reverse(scores)
 	out := make([]Hit, len(order))
 	for i, a := range order {
 		out[i] = a.hit
