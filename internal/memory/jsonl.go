@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// exported is one line of an export: a memory without its vector.
-type exported struct {
-	ID       int64     `json:"id"`
-	Kind     string    `json:"kind"`
-	Text     string    `json:"text"`
-	Tags     []string  `json:"tags"`
-	Path     string    `json:"path,omitempty"`
-	Priority int       `json:"priority"`
-	Created  time.Time `json:"created"`
-	Updated  time.Time `json:"updated"`
-}
-
 // Export writes every memory to w as JSON Lines, by ascending id: one
 // object per line with id, kind, text, tags, path, priority, and created
 // and updated in RFC 3339 (vectors are left out: they belong to a model
@@ -39,8 +27,7 @@ func (db *DB) Export(ctx context.Context, w io.Writer) (int, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i, r := range recs {
-		m := r.Memory
-		if err := enc.Encode(exported{ID: m.ID, Kind: m.Kind, Text: m.Text, Tags: m.Tags, Path: m.Path, Priority: m.Priority, Created: m.Created, Updated: m.Updated}); err != nil {
+		if err := enc.Encode(r.Memory); err != nil {
 			return i, fmt.Errorf("exporting memories: %w", err)
 		}
 	}
@@ -112,7 +99,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, emb *Embedder) (ImportRep
 			bad(n, "longer than %d bytes", MaxImportLine)
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			var e exported
+			var e Memory
 			dec := json.NewDecoder(bytes.NewReader(line))
 			if err := dec.Decode(&e); err != nil {
 				bad(n, "%v", err)
