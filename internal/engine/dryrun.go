@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 
 	"golang.org/x/sync/errgroup"
@@ -15,7 +12,6 @@ import (
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/index"
-	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/internal/spend"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/tokens"
@@ -262,25 +258,16 @@ type fileEstimate struct {
 // Only a chunker failure or ctx is an error, as in a run.
 func (e *Engine) estimateFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
 	known map[string]bool, prefixes embed.Prefixes, batch int) (fileEstimate, error) {
-	src, err := os.ReadFile(f.Abs)
-	if err != nil {
-		return fileEstimate{skip: discover.ReasonUnreadable}, nil
-	}
-	sum := sha256.Sum256(src)
-	if old, had := stored[f.Path]; had && bytes.Equal(old.Hash, sum[:]) {
+	p, skip, unchanged, err := index.Prepare(ctx, f, stored, chunker, e.cfg.IncludeSecrets)
+	switch {
+	case err != nil:
+		return fileEstimate{}, err
+	case skip != nil:
+		return fileEstimate{skip: skip.Reason}, nil
+	case unchanged:
 		return fileEstimate{unchanged: true}, nil
 	}
-	if reason, _, skip := discover.Sniff(f.Path, src); skip {
-		return fileEstimate{skip: reason}, nil
-	}
-	lang := discover.ContentLanguage(f.Path, f.Language, src)
-	if !e.cfg.IncludeSecrets {
-		secrets.Redact(f.Path, src) // masks src in place, as the run does
-	}
-	cf, err := chunker.ChunkFile(ctx, f.Path, lang, src)
-	if err != nil {
-		return fileEstimate{}, err
-	}
+	src, cf := p.Src, p.Chunked
 	r := fileEstimate{chunks: len(cf.Chunks)}
 	if e.emb == nil || len(cf.Chunks) == 0 {
 		return r, nil

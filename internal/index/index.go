@@ -419,17 +419,37 @@ type fileResult struct {
 	embedded int
 }
 
-// processFile reads, sniffs and chunks one file. Per-file problems become a
-// skip; only embedder failures and cancellation are errors.
-func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
-	emb embed.Provider, batchSize int, known knownKeys, keepSecrets bool) (fileResult, error) {
+// Prepared is one file read and chunked as an index run does it, before
+// its rows are built.
+type Prepared struct {
+	// File is the walked file with Size as read and Language from its
+	// content.
+	File discover.File
+	// Src is the content, with secrets masked unless they are kept.
+	Src []byte
+	// Hash is the SHA-256 of the content as read (before masking).
+	Hash [32]byte
+	// Secrets are the spans masked in Src.
+	Secrets []store.Secret
+	// Chunked is the chunker's output for Src.
+	Chunked chunk.File
+	// Changed is set when the index held an older version of the file.
+	Changed bool
+}
+
+// Prepare reads, sniffs, masks and chunks one file the way an index run
+// does (ctx index --dry-run uses it to see the same texts). unchanged is
+// set, and nothing chunked, when stored holds the same content; a
+// per-file problem (unreadable, binary, generated) is returned as a skip.
+// Errors: only the chunker's (cancellation).
+func Prepare(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker, keepSecrets bool) (p Prepared, skip *discover.Skip, unchanged bool, err error) {
 	src, err := os.ReadFile(f.Abs)
 	if err != nil {
 		detail := err.Error()
 		if errors.Is(err, fs.ErrNotExist) {
 			detail = "deleted during the scan"
 		}
-		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: discover.ReasonUnreadable, Detail: detail}}, nil
+		return p, &discover.Skip{Path: f.Path, Reason: discover.ReasonUnreadable, Detail: detail}, false, nil
 	}
 	if int64(len(src)) != f.Size {
 		f.Size = int64(len(src)) // changed since the walk; index what we read
@@ -437,17 +457,34 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	sum := sha256.Sum256(src)
 	old, had := stored[f.Path]
 	if had && string(old.Hash) == string(sum[:]) {
-		return fileResult{update: &store.Update{File: store.File{Path: f.Path}}, touch: true}, nil
+		return p, nil, true, nil
 	}
 	if reason, detail, skip := discover.Sniff(f.Path, src); skip {
-		return fileResult{skip: &discover.Skip{Path: f.Path, Reason: reason, Detail: detail}}, nil
+		return p, &discover.Skip{Path: f.Path, Reason: reason, Detail: detail}, false, nil
 	}
 	f.Language = discover.ContentLanguage(f.Path, f.Language, src)
 	masked := maskSecrets(keepSecrets, f.Path, src) // secrets.go
 	cf, err := chunker.ChunkFile(ctx, f.Path, f.Language, src)
 	if err != nil {
-		return fileResult{}, err
+		return p, nil, false, err
 	}
+	return Prepared{File: f, Src: src, Hash: sum, Secrets: masked, Chunked: cf, Changed: had}, nil, false, nil
+}
+
+// processFile reads, sniffs and chunks one file. Per-file problems become a
+// skip; only embedder failures and cancellation are errors.
+func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
+	emb embed.Provider, batchSize int, known knownKeys, keepSecrets bool) (fileResult, error) {
+	p, skip, unchanged, err := Prepare(ctx, f, stored, chunker, keepSecrets)
+	switch {
+	case err != nil:
+		return fileResult{}, err
+	case skip != nil:
+		return fileResult{skip: skip}, nil
+	case unchanged:
+		return fileResult{update: &store.Update{File: store.File{Path: f.Path}}, touch: true}, nil
+	}
+	f, src, cf, sum, masked, had := p.File, p.Src, p.Chunked, p.Hash, p.Secrets, p.Changed
 	chunks := cf.Chunks
 	u := &store.Update{File: store.File{
 		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
