@@ -46,8 +46,13 @@ func (e *Engine) rerankHits(ctx context.Context, meter *spend.Meter, query strin
 		return nil
 	}
 	local := e.rerankLocal()
+	price, known := spend.Lookup(e.cfg.Spend, st.Model)
+	metered := !local && known // only then are the texts' tokens counted
 	docs := make([]string, n)
-	toks := tokens.Count(query) * n
+	toks := 0
+	if metered {
+		toks = tokens.Count(query) * n
+	}
 	for i, h := range resp.Results[:n] {
 		code := h.Code
 		if code == "" {
@@ -62,10 +67,11 @@ func (e *Engine) rerankHits(ctx context.Context, meter *spend.Meter, query strin
 			maskText(&doc)
 		}
 		docs[i] = doc
-		toks += tokens.Count(doc)
+		if metered {
+			toks += tokens.Count(doc)
+		}
 	}
-	price, known := spend.Lookup(e.cfg.Spend, st.Model)
-	if !local && known {
+	if metered {
 		if err := meter.Check(ctx, spend.Rerank, spend.Cost(price, toks, 0, 1)); err != nil {
 			st.Skipped = err.Error()
 			return err
@@ -92,7 +98,7 @@ func (e *Engine) rerankHits(ctx context.Context, meter *spend.Meter, query strin
 		e.log.Info("rerank skipped", "err", err)
 		return err
 	}
-	if !local && known {
+	if metered {
 		in := toks
 		if usage.Tokens > 0 {
 			in = usage.Tokens
