@@ -39,21 +39,13 @@ QUESTION - reads the question from standard input.`,
 		Example: `  CTX_LLM_PROVIDER=ollama CTX_LLM_MODEL=llama3.2 ctx answer "how are idle connections closed"
   ctx answer "where is the retry policy configured" --json
   ctx answer --budget 4000 --path 'internal/**' "what does the watcher do on overflow"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagError{fmt.Errorf("answer needs a QUESTION")}
-			}
-			return nil
-		},
+		Args: needsArg("answer needs a QUESTION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.question = strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				q, err := readQuery(deps.IO.In)
-				if err != nil {
-					return err
-				}
-				opts.question = q
+			text, err := textArg(args, deps.IO.In)
+			if err != nil {
+				return err
 			}
+			opts.question = text
 			if strings.TrimSpace(opts.question) == "" {
 				return flagError{fmt.Errorf("empty question")}
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -58,21 +59,13 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
   ctx find "how are idle connections closed" --budget 8000 --full
   ctx find --json - < issue.txt
   ctx find "how do retries back off and where is the limit set" --explain-results`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagError{fmt.Errorf("find needs a QUERY")}
-			}
-			return nil
-		},
+		Args: needsArg("find needs a QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.query = strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				q, err := readQuery(deps.IO.In)
-				if err != nil {
-					return err
-				}
-				opts.query = q
+			text, err := textArg(args, deps.IO.In)
+			if err != nil {
+				return err
 			}
+			opts.query = text
 			if strings.TrimSpace(opts.query) == "" {
 				return flagError{fmt.Errorf("empty query")}
 			}
@@ -198,6 +191,26 @@ func decomposeMode(s string) engine.Decompose {
 // searches only its first CTX_MAX_QUERY_BYTES, but reads the rest to say
 // how long it was.
 const maxStdinQuery = 64 << 20
+
+// needsArg is the Args check of a command that takes free text (a query,
+// a question): msg names what is missing.
+func needsArg(msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return flagError{errors.New(msg)}
+		}
+		return nil
+	}
+}
+
+// textArg returns a command's free text: its arguments joined by spaces,
+// or standard input when the only argument is "-".
+func textArg(args []string, in io.Reader) (string, error) {
+	if len(args) == 1 && args[0] == "-" {
+		return readQuery(in)
+	}
+	return strings.Join(args, " "), nil
+}
 
 // readQuery reads a query from r (ctx find -).
 func readQuery(r io.Reader) (string, error) {

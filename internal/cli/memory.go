@@ -73,21 +73,13 @@ text with the same kind and path is stored once: adding it again prints the stor
 		Example: `  ctx memory add "Config is read once at startup; restart to apply changes" --tags config
   ctx memory add "go test -run TestRetry ./client" --kind snippet --path client --priority 2
   git log -1 --format=%B | ctx memory add --kind reference -`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagError{fmt.Errorf("memory add needs a TEXT")}
-			}
-			return nil
-		},
+		Args: needsArg("memory add needs a TEXT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.text = strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				t, err := readQuery(deps.IO.In)
-				if err != nil {
-					return err
-				}
-				opts.text = t
+			text, err := textArg(args, deps.IO.In)
+			if err != nil {
+				return err
 			}
+			opts.text = text
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -145,21 +137,13 @@ QUERY - reads the query from standard input.`,
 		Example: `  ctx memory find "why are retries capped"
   ctx memory find deploy --kind reference --limit 3
   ctx memory find "test setup" --tag postgres --json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagError{fmt.Errorf("memory find needs a QUERY")}
-			}
-			return nil
-		},
+		Args: needsArg("memory find needs a QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.query = strings.Join(args, " ")
-			if len(args) == 1 && args[0] == "-" {
-				q, err := readQuery(deps.IO.In)
-				if err != nil {
-					return err
-				}
-				opts.query = q
+			text, err := textArg(args, deps.IO.In)
+			if err != nil {
+				return err
 			}
+			opts.query = text
 			if strings.TrimSpace(opts.query) == "" {
 				return flagError{fmt.Errorf("empty query")}
 			}
