@@ -111,10 +111,11 @@ type Stats struct {
 
 // Searcher runs searches against one index.
 type Searcher struct {
-	DB *store.DB
+	// DB is the index read: the local store or another [Source].
+	DB Source
 	// Embedder, when set together with Vectors, enables the dense channel.
 	Embedder embed.Provider
-	Vectors  *Vectors
+	Vectors  VectorIndex
 	// EmbedTimeout bounds embedding the query (0: no bound beyond ctx's).
 	// When it passes, or the provider fails, the search goes on without
 	// the dense channel and reports why in [Stats].DenseErr.
@@ -316,7 +317,11 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		})
 	}
 	if dr := tune.denseRerank(q.Kind); qvec != nil && dr > 0 {
-		denseRerank(cands, s.Vectors.Similarities(qvec, chunkIDs(cands)), dr)
+		sims, err := s.Vectors.Cosines(ctx, qvec, chunkIDs(cands))
+		if err != nil {
+			return nil, st, fmt.Errorf("scoring candidates by the query's embedding: %w", err)
+		}
+		denseRerank(cands, sims, dr)
 	}
 	st.Candidates = len(cands)
 	st.FilesConsidered = len(files)
@@ -524,7 +529,10 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 				return nil
 			}
 			qvec = vecs[0]
-			denseIDs, denseScores = s.Vectors.Nearest(qvec, denseLimit)
+			denseIDs, denseScores, err = s.Vectors.TopK(gctx, qvec, denseLimit)
+			if err != nil {
+				return fmt.Errorf("dense search: %w", err)
+			}
 			return nil
 		})
 	}

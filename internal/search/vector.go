@@ -229,7 +229,12 @@ func (v *Vectors) computeWeights() {
 }
 
 // Len returns the number of vectors.
-func (v *Vectors) Len() int { return len(v.ids) }
+func (v *Vectors) Len() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.ids)
+}
 
 // Tuning of [Vectors.Nearest], measured against exact float32 search at
 // N ≈ 100k, 256 dimensions, on three sets (vector_bench_test.go has the
