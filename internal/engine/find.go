@@ -48,6 +48,9 @@ type FindRequest struct {
 // Hit is one result in the shape of the result JSON contract
 // (../shared/DESIGN.md); Channels and Boosts are only filled for explain.
 type Hit struct {
+	// Repo is the workspace member the hit comes from (its name, see
+	// [FindAcross]); absent for a single repository's answer.
+	Repo string `json:"repo,omitempty"`
 	Path string `json:"path"`
 	// PathBytes is set only when Path is not valid UTF-8: the base64 of
 	// its raw bytes (see [PathBytes]).
@@ -150,6 +153,9 @@ type FindStats struct {
 	LLM *LLMUsage `json:"llm,omitempty"`
 	// Rerank reports the rerank stage; absent without a reranker.
 	Rerank *RerankStats `json:"rerank,omitempty"`
+	// Members is each workspace member's part of a workspace answer
+	// ([FindAcross]); absent for a single repository.
+	Members []MemberStats `json:"members,omitempty"`
 }
 
 // Notes returns a line for each way the search differed from what was

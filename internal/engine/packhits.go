@@ -11,9 +11,16 @@ import "github.com/ctx-dev/ctx/internal/pack"
 // packed hits, the tokens they use and how many selected segments did not
 // fit.
 func (e *Engine) PackHits(hits []Hit, budget int, cost func(Hit) int) (packed []Hit, used, left int) {
+	return packHits(hits, budget, cost, func(h Hit) string { return h.Path }, func(Hit) *Engine { return e })
+}
+
+// packHits is PackHits for hits that may come from several roots: key
+// names a hit's file uniquely (segments never merge across keys) and
+// engine is the engine that reads its code.
+func packHits(hits []Hit, budget int, cost func(Hit) int, key func(Hit) string, engine func(Hit) *Engine) (packed []Hit, used, left int) {
 	segs := make([]pack.Segment, len(hits))
 	for i, h := range hits {
-		segs[i] = pack.Segment{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
+		segs[i] = pack.Segment{Path: key(h), StartLine: h.StartLine, EndLine: h.EndLine, StartByte: h.StartByte, EndByte: h.EndByte, Score: h.Score, Context: h.Expanded()}
 	}
 	segs = pack.Select(segs, pack.SelectOptions{})
 	out := make([]Hit, len(segs))
@@ -25,7 +32,7 @@ func (e *Engine) PackHits(hits []Hit, budget int, cost func(Hit) int) (packed []
 		}
 		h.StartLine, h.EndLine, h.Score = s.StartLine, s.EndLine, s.Score
 		h.StartByte, h.EndByte = s.StartByte, s.EndByte
-		h.Code = e.CodeSpan(s.Path, s.StartByte, s.EndByte, s.StartLine, s.EndLine, h.Stale)
+		h.Code = engine(h).CodeSpan(h.Path, s.StartByte, s.EndByte, s.StartLine, s.EndLine, h.Stale)
 		out[i] = h
 		return cost(h)
 	}, nil)

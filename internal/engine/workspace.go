@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-dev/ctx/internal/analyze"
+)
+
+// Member is one repository of a workspace search: the name its results
+// carry as "repo" and the engine of its root. Each member keeps its own
+// index, freshness and (in a server) watcher.
+type Member struct {
+	Name   string
+	Engine *Engine
+}
+
+// MemberStats is one member's part of a workspace answer (the
+// "members" array of the stats).
+type MemberStats struct {
+	Repo            string `json:"repo"`
+	Root            string `json:"root"`
+	Results         int    `json:"results"`
+	IndexGeneration int64  `json:"index_generation,omitempty"`
+	Fresh           bool   `json:"fresh"`
+	// Relevance is how strongly the member's index holds the query
+	// (0..1, the best member 1): see [FindAcross].
+	Relevance float64 `json:"relevance"`
+	// Error is why the member did not answer (not indexed, indexed by
+	// another model, …), with the fix; the others still answer.
+	Error string `json:"error,omitempty"`
+}
+
+// workspaceSharpness is the exponent γ on a member's relevance in
+// [FindAcross]: how hard results of members that hold the query weakly
+// are pushed below those of the member that holds it best. Measured on
+// the semble DEV repositories as one workspace (scripts/workspace-bench):
+// see README "For teams".
+const workspaceSharpness = 4
+
+// FindAcross answers req from every member of a workspace and merges the
+// answers into one ranking whose results each carry Repo.
+//
+// Each member searches its own index with its own statistics (its BM25
+// IDF, its vectors), concurrently, two at a time. Raw scores of two
+// indexes are not comparable (BM25 depends on each index's statistics,
+// fusion on ranks only), so the merge puts each result at
+//
+//	rel(repo)^γ · score / best score of its repo
+//
+// where rel is the member's evidence for the query relative to the best
+// member's: the query-weighted share of the query's terms the member's
+// vocabulary holds, each term weighted by its IDF over the whole workspace
+// (so a term common in one member and rare elsewhere counts as the
+// workspace sees it, not as that member does), times the mean cosine
+// similarity of the member's top three results to the query (the same
+// embedding model for every member, so comparable). γ is
+// workspaceSharpness.
+//
+// A member that cannot answer (not indexed, another model) is reported in
+// Stats.Members with its fix and the others answer; when none can, the
+// first member's error comes back. Stats.Fresh is true only when every
+// answering member's is.
+func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindResponse, error) {
+	if len(members) == 0 {
+		return nil, fmt.Errorf("the workspace has no repositories; add one with `ctx workspace add NAME PATH`")
+	}
+	start := time.Now()
+	limit := cmp.Or(req.Limit, 10)
+	resps := make([]*FindResponse, len(members))
+	errs := make([]error, len(members))
+	stats := make([]termStats, len(members))
+	q := analyze.Analyze(req.Query)
+	terms := q.TopTerms(maxEvidenceTerms)
+	words := make([]string, len(terms))
+	for i, t := range terms {
+		words[i] = t.Text
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i, m := range members {
+		g.Go(func() error {
+			r, err := m.Engine.Find(gctx, req)
+			if err != nil {
+				if gctx.Err() != nil {
+					return err
+				}
+				errs[i] = err
+				return nil
+			}
+			resps[i] = r
+			stats[i], err = m.Engine.termStats(gctx, words)
+			if err != nil && gctx.Err() != nil {
+				return err
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	out := &FindResponse{Query: req.Query, Results: []Hit{}}
+	out.Stats.Fresh = true
+	answered := false
+	rel := memberRelevance(terms, stats, resps)
+	type ranked struct {
+		h     Hit
+		score float64
+		m     int
+	}
+	var all []ranked
+	for i, m := range members {
+		ms := MemberStats{Repo: m.Name, Root: m.Engine.Root()}
+		if errs[i] != nil {
+			ms.Error = errs[i].Error()
+			out.Stats.Members = append(out.Stats.Members, ms)
+			continue
+		}
+		answered = true
+		r := resps[i]
+		ms.Results, ms.IndexGeneration, ms.Fresh, ms.Relevance = len(r.Results), r.Stats.IndexGeneration, r.Stats.Fresh, round(rel[i])
+		out.Stats.Members = append(out.Stats.Members, ms)
+		out.Stats.FilesConsidered += r.Stats.FilesConsidered
+		out.Stats.QueryKind = cmp.Or(out.Stats.QueryKind, r.Stats.QueryKind)
+		if !r.Stats.Fresh {
+			out.Stats.Fresh = false
+			if r.Stats.Stale != "" {
+				out.Stats.Stale = joinNote(out.Stats.Stale, m.Name+": "+r.Stats.Stale)
+			}
+		}
+		if r.Stats.Degraded != "" {
+			out.Stats.Degraded = joinNote(out.Stats.Degraded, m.Name+": "+r.Stats.Degraded)
+		}
+		out.Stats.QueryTruncated = out.Stats.QueryTruncated || r.Stats.QueryTruncated
+		out.Stats.QueryBytes = max(out.Stats.QueryBytes, r.Stats.QueryBytes)
+		out.Stats.QuerySearchedBytes = max(out.Stats.QuerySearchedBytes, r.Stats.QuerySearchedBytes)
+		best := 0.0
+		for _, h := range r.Results {
+			if h.Context == "" {
+				best = max(best, h.Score)
+			}
+		}
+		w := math.Pow(rel[i], workspaceSharpness)
+		for _, h := range r.Results {
+			h.Repo = m.Name
+			s := 0.0
+			if best > 0 {
+				s = w * h.Score / best
+			}
+			all = append(all, ranked{h, s, i})
+		}
+	}
+	if !answered {
+		return nil, errs[0]
+	}
+	// Found results first by merged score; context pieces stay after the
+	// result they were added for.
+	slices.SortStableFunc(all, func(a, b ranked) int {
+		return cmp.Compare(b.score, a.score)
+	})
+	n := 0
+	for _, r := range all {
+		if r.h.Context != "" {
+			continue
+		}
+		if n == limit {
+			break
+		}
+		n++
+		r.h.Score = round(r.score)
+		out.Results = append(out.Results, r.h)
+	}
+	for _, r := range all {
+		if r.h.Context != "" && slices.ContainsFunc(out.Results, func(h Hit) bool { return h.Repo == r.h.Repo && h.Context == "" }) {
+			out.Results = append(out.Results, r.h)
+		}
+	}
+	out.Stats.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
+}
+
+// maxEvidenceTerms caps the query terms a workspace search weighs when it
+// compares members (the heaviest by query weight).
+const maxEvidenceTerms = 64
+
+// termStats is one member's vocabulary statistics for a query: its chunk
+// count and the document frequency of each query term.
+type termStats struct {
+	chunks int
+	df     map[string]int
+}
+
+// termStats reads the chunk count and the query terms' document
+// frequencies from the current index.
+func (e *Engine) termStats(ctx context.Context, terms []string) (termStats, error) {
+	v, release, err := e.acquireCurrent(ctx)
+	if err != nil {
+		return termStats{}, err
+	}
+	defer release()
+	df, err := v.db.DocFreqs(ctx, terms)
+	if err != nil {
+		return termStats{}, err
+	}
+	return termStats{chunks: v.total, df: df}, nil
+}
+
+// memberRelevance returns each member's evidence for the query relative
+// to the best member's (see [FindAcross]); 0 for a member that did not
+// answer. With no query term in any vocabulary, every answering member
+// gets 1 from coverage and only the cosines tell them apart.
+func memberRelevance(terms []analyze.Term, stats []termStats, resps []*FindResponse) []float64 {
+	n, df := 0, map[string]int{}
+	for _, s := range stats {
+		n += s.chunks
+		for t, c := range s.df {
+			df[t] += c
+		}
+	}
+	idf := func(t string) float64 {
+		d := float64(df[t])
+		return math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
+	}
+	out := make([]float64, len(resps))
+	best := 0.0
+	for i, r := range resps {
+		if r == nil {
+			continue
+		}
+		var held, all float64
+		for _, t := range terms {
+			if df[t.Text] == 0 {
+				continue // in no member: tells none apart
+			}
+			w := t.Weight * idf(t.Text)
+			all += w
+			if stats[i].df[t.Text] > 0 {
+				held += w
+			}
+		}
+		cov := 1.0
+		if all > 0 {
+			cov = held / all
+		}
+		out[i] = cov * topCosine(r.Results, 3)
+		best = max(best, out[i])
+	}
+	for i := range out {
+		if best > 0 {
+			out[i] /= best
+		} else if resps[i] != nil {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// topCosine returns the mean cosine similarity to the query of the first
+// k found results (their "dense-rerank" channel), or 1 when none has one
+// (a lexical-only index: coverage alone then weighs the member).
+func topCosine(hits []Hit, k int) float64 {
+	var sum float64
+	n := 0
+	for _, h := range hits {
+		if h.Context != "" {
+			continue
+		}
+		c, ok := h.Channels["dense-rerank"]
+		if !ok {
+			continue
+		}
+		sum += max(c.Score, 0)
+		if n++; n == k {
+			break
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return sum / float64(n)
+}
+
+// PackAcross packs a workspace answer's hits into budget tokens like
+// [Engine.PackHits], reading each hit's code from its member's root;
+// engines maps a member name (Hit.Repo) to its engine.
+func PackAcross(engines map[string]*Engine, hits []Hit, budget int, cost func(Hit) int) (packed []Hit, used, left int) {
+	return packHits(hits, budget, cost, func(h Hit) string { return h.Repo + "\x00" + h.Path }, func(h Hit) *Engine { return engines[h.Repo] })
+}
