@@ -123,7 +123,7 @@ func (c *Client) Post(ctx context.Context, url string, in, out any) error {
 	}
 	var body []byte
 	err = c.retry(ctx, func() (attemptResult, error) {
-		b, status, header, err := c.do(ctx, url, payload)
+		b, status, header, err := c.do(ctx, http.MethodPost, url, payload)
 		body = b
 		return attemptResult{status: status, header: header, errBody: b}, err
 	})
@@ -135,6 +135,57 @@ func (c *Client) Post(ctx context.Context, url string, in, out any) error {
 	}
 	return nil
 }
+
+// Do is [Client.Post] for any method: it sends in as a JSON body (none
+// when in is nil), retries as the package comment describes, and
+// unmarshals a 2xx body into out unless out is nil or the body is empty
+// (204 No Content). A final non-2xx answer comes back as a *[StatusError]
+// (matched with errors.As), so callers can tell 404 from other failures.
+func (c *Client) Do(ctx context.Context, method, url string, in, out any) error {
+	var payload []byte
+	if in != nil {
+		var err error
+		if payload, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("encoding request: %v", err)
+		}
+	}
+	var body []byte
+	err := c.retry(ctx, func() (attemptResult, error) {
+		b, status, header, err := c.do(ctx, method, url, payload)
+		body = b
+		return attemptResult{status: status, header: header, errBody: b}, err
+	})
+	if err != nil {
+		return err
+	}
+	if out == nil || len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("decoding response: %v", err)
+	}
+	return nil
+}
+
+// StatusError is a final non-2xx answer: its status code and the
+// service's message (as [Client.ErrorMessage] extracts it, or the body).
+// Its text is "HTTP 404 Not Found: message". For 429 it unwraps to the
+// rate-limit sentinel.
+type StatusError struct {
+	Status  int
+	Message string
+	text    string
+	limited error
+}
+
+func (e *StatusError) Error() string {
+	if e.limited != nil {
+		return e.limited.Error() + ": " + e.text
+	}
+	return e.text
+}
+
+func (e *StatusError) Unwrap() error { return e.limited }
 
 // attemptResult is what one attempt tells the retry loop: the status, the
 // headers (for Retry-After) and, for a non-2xx answer, the start of the
@@ -188,8 +239,12 @@ func (c *Client) retry(ctx context.Context, attempt func() (attemptResult, error
 }
 
 // newRequest builds one attempt's POST with the client's headers.
-func (c *Client) newRequest(ctx context.Context, url string, payload []byte, accept string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+func (c *Client) newRequest(ctx context.Context, method, url string, payload []byte, accept string) (*http.Request, error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +253,9 @@ func (c *Client) newRequest(ctx context.Context, url string, payload []byte, acc
 			req.Header.Add(k, v)
 		}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Accept", accept)
 	return req, nil
 }
@@ -212,7 +269,7 @@ func (c *Client) httpClient() *http.Client {
 
 // do makes one attempt and returns the response body, which it has read
 // whole (up to a bound) so the per-attempt timeout covers the transfer.
-func (c *Client) do(ctx context.Context, url string, payload []byte) ([]byte, int, http.Header, error) {
+func (c *Client) do(ctx context.Context, method, url string, payload []byte) ([]byte, int, http.Header, error) {
 	timeout := c.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -222,7 +279,7 @@ func (c *Client) do(ctx context.Context, url string, payload []byte) ([]byte, in
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	req, err := c.newRequest(ctx, url, payload, "application/json")
+	req, err := c.newRequest(ctx, method, url, payload, "application/json")
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -248,7 +305,7 @@ func (c *Client) do(ctx context.Context, url string, payload []byte) ([]byte, in
 	return body, resp.StatusCode, resp.Header, nil
 }
 
-// statusError describes a final non-2xx answer.
+// statusError describes a final non-2xx answer as a *[StatusError].
 func (c *Client) statusError(status int, body []byte, attempts int, retried bool) error {
 	msg := ""
 	if c.ErrorMessage != nil {
@@ -267,14 +324,14 @@ func (c *Client) statusError(status int, body []byte, attempts int, retried bool
 	if msg != "" {
 		text += ": " + msg
 	}
+	e := &StatusError{Status: status, Message: msg, text: text}
 	if status == http.StatusTooManyRequests {
-		sentinel := c.RateLimited
-		if sentinel == nil {
-			sentinel = ErrRateLimited
+		e.limited = c.RateLimited
+		if e.limited == nil {
+			e.limited = ErrRateLimited
 		}
-		return fmt.Errorf("%w: %s", sentinel, text)
 	}
-	return errors.New(text)
+	return e
 }
 
 // wait returns how long to wait before retry number attempt+1: the

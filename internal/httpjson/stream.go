@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -58,7 +59,7 @@ func (c *Client) open(ctx context.Context, url string, payload []byte) (attemptR
 	if timeout > 0 {
 		s.timer = time.AfterFunc(timeout, func() { cancel(errStalled) })
 	}
-	req, err := c.newRequest(actx, url, payload, "text/event-stream")
+	req, err := c.newRequest(actx, http.MethodPost, url, payload, "text/event-stream")
 	if err != nil {
 		s.release()
 		return attemptResult{}, nil, err
