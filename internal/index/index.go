@@ -484,7 +484,24 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	case unchanged:
 		return fileResult{update: &store.Update{File: store.File{Path: f.Path}}, touch: true}, nil
 	}
-	f, src, cf, sum, masked, had := p.File, p.Src, p.Chunked, p.Hash, p.Secrets, p.Changed
+	u, n, err := Build(ctx, p, emb, batchSize, known)
+	if err != nil {
+		return fileResult{}, err
+	}
+	return fileResult{update: u, changed: p.Changed, embedded: n}, nil
+}
+
+// Build returns the rows of a prepared file as an index run writes them:
+// its chunks with their summaries and BM25 column terms, its imports and
+// names, and (with emb) each chunk's EmbedKey plus, in Vectors, the
+// vectors of the keys known does not report as stored (nil known: none
+// is). It returns the number of texts embedded. Errors: the embedding
+// provider's.
+func Build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, known func(keys [][]byte) (map[string]bool, error)) (*store.Update, int, error) {
+	f, src, cf, sum, masked := p.File, p.Src, p.Chunked, p.Hash, p.Secrets
+	if known == nil {
+		known = func([][]byte) (map[string]bool, error) { return nil, nil }
+	}
 	chunks := cf.Chunks
 	u := &store.Update{File: store.File{
 		Path: f.Path, Language: f.Language, Size: f.Size, ModTime: f.ModTime, Hash: sum[:], Lines: countLines(src),
@@ -518,12 +535,13 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	}
 	n := 0
 	if emb != nil && len(chunks) > 0 {
+		var err error
 		n, err = embedChunks(ctx, emb, batchSize, known, f.Path, src, chunks, u)
 		if err != nil {
-			return fileResult{}, fmt.Errorf("embedding %s: %w", f.Path, err)
+			return nil, 0, fmt.Errorf("embedding %s: %w", f.Path, err)
 		}
 	}
-	return fileResult{update: u, changed: had, embedded: n}, nil
+	return u, n, nil
 }
 
 // knownKeys returns which of an embedding cache key list the store
