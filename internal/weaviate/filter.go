@@ -131,14 +131,14 @@ func (f Filter) graphqlUnchecked(b []byte) []byte {
 	case f.Text != nil:
 		b = append(b, ",valueText:"...)
 		b = appendQuoted(b, *f.Text)
-	case f.Texts != nil:
-		b = append(b, ",valueTextArray:"...)
+	case f.Texts != nil: // GraphQL takes a list where REST has valueTextArray
+		b = append(b, ",valueText:"...)
 		b = appendStrings(b, f.Texts)
 	case f.Int != nil:
 		b = append(b, ",valueInt:"...)
 		b = strconv.AppendInt(b, *f.Int, 10)
 	case f.Ints != nil:
-		b = append(b, ",valueIntArray:["...)
+		b = append(b, ",valueInt:["...)
 		for i, n := range f.Ints {
 			if i > 0 {
 				b = append(b, ',')

@@ -155,16 +155,22 @@ func (c *Client) GetObject(ctx context.Context, class, tenant, id string) (*Obje
 	return &Object{ID: w.ID, Class: w.Class, Tenant: w.Tenant, Properties: w.Properties, Vector: w.Vector}, nil
 }
 
-// PutObject creates o, or replaces the object with its ID, with PUT
-// /v1/objects/{class}/{id}, falling back to POST /v1/objects when the
-// server answers 404 for an object that does not exist yet.
+// PutObject creates o, or replaces the object with its ID. Weaviate
+// 1.35 answers a PUT /v1/objects/{class}/{id} for an absent object with
+// 500 ("no object with id"), not 404, so PutObject first asks with HEAD
+// whether the object exists, then replaces it with PUT or creates it with
+// POST /v1/objects (also the fallback should a PUT meet 404).
 func (c *Client) PutObject(ctx context.Context, o Object) error {
 	if err := checkName("class", o.Class); err != nil {
 		return fmt.Errorf("weaviate put object: %v", err)
 	}
 	cl := c.ConsistencyLevel
-	u := c.endpoint("/v1/objects/"+url.PathEscape(o.Class)+"/"+url.PathEscape(o.ID), "consistency_level", cl)
-	err := c.do(ctx, http.MethodPut, u, o.wire(), nil)
+	u := c.endpoint("/v1/objects/"+url.PathEscape(o.Class)+"/"+url.PathEscape(o.ID), "consistency_level", cl, "tenant", o.Tenant)
+	err := c.do(ctx, http.MethodHead, u, nil, nil)
+	if err == nil {
+		u = c.endpoint("/v1/objects/"+url.PathEscape(o.Class)+"/"+url.PathEscape(o.ID), "consistency_level", cl)
+		err = c.do(ctx, http.MethodPut, u, o.wire(), nil)
+	}
 	if isStatus(err, http.StatusNotFound) {
 		err = c.do(ctx, http.MethodPost, c.endpoint("/v1/objects", "consistency_level", cl), o.wire(), nil)
 	}
