@@ -81,7 +81,9 @@ func TestIntegrationSchema(t *testing.T) {
 	}{
 		{"tokenization", func(c *weaviate.Class) { c.Properties[0].Tokenization = "whitespace" }},
 		{"data type", func(c *weaviate.Class) { c.Properties[2].DataType = "number" }},
-		{"missing property", func(c *weaviate.Class) { c.Properties = append(c.Properties, weaviate.Property{Name: "extra", DataType: "text"}) }},
+		{"missing property", func(c *weaviate.Class) {
+			c.Properties = append(c.Properties, weaviate.Property{Name: "extra", DataType: "text"})
+		}},
 		{"multi-tenancy", func(c *weaviate.Class) { c.MultiTenancy = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
