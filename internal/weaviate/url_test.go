@@ -1,18 +1,14 @@
 package weaviate_test
 
 import (
-	"flag"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/weaviatetest"
 )
 
-var weaviateURL = flag.String("weaviate.url", "", "URL of a Weaviate server for the integration tests")
-
-// testURL returns the Weaviate server the integration tests use, or
-// skips the test.
+// testURL returns the shared Weaviate server of the integration tests, or
+// skips the test when CTX_WEAVIATE_URL is unset.
 func testURL(t *testing.T) string {
 	t.Helper()
-	if *weaviateURL == "" {
-		t.Skip("no Weaviate server: pass -weaviate.url")
-	}
-	return *weaviateURL
+	return weaviatetest.URL(t)
 }
