@@ -70,6 +70,9 @@ type Config struct {
 	// Spend holds the price table and the spending caps for remote
 	// embedding, rerank and LLM requests.
 	Spend Spend
+	// Backend is where the index is kept and searched (local SQLite, or
+	// Weaviate for teams).
+	Backend Backend
 }
 
 // LLM selects and configures the optional language model. With Provider
@@ -342,6 +345,9 @@ func Load() (Config, error) {
 			return c, fmt.Errorf("CTX_FRESH_WAIT=%q: want a duration such as 1s, 200ms or 0s", v)
 		}
 		c.FreshWait = d
+	}
+	if err := loadBackend(&c); err != nil {
+		return c, err
 	}
 	if err := loadModelLayer(&c); err != nil {
 		return c, err

@@ -269,6 +269,9 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 
 // find is the search itself: recall, fusion, ranking and expansion.
 func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	if e.remoteBackend() {
+		return e.findWeaviate(ctx, req)
+	}
 	start := time.Now()
 	query, cut := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}

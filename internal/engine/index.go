@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ctx-dev/ctx/internal/wvstore"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,6 +40,9 @@ type IndexReport struct {
 	Resumed bool
 	// Generation is the index generation after the run.
 	Generation int64
+	// Weaviate reports the sync into Weaviate (the weaviate backend);
+	// nil for the local backend.
+	Weaviate *wvstore.SyncStats
 }
 
 // Run state, in the meta table: a run records "running" (with the identity
@@ -63,7 +67,24 @@ const (
 // from the old index until then. A run that was interrupted is completed
 // by the next one. Errors: [discover.ErrUnsafeRoot] for "/" or the home
 // directory without --force, store and embedder failures, ctx.
+//
+// With the weaviate backend the local index is built first, then synced
+// into the repository's tenant (files whose content hash differs are
+// written again, deleted files removed: see wvstore.Sync).
 func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, error) {
+	rep, err := e.indexLocal(ctx, opts)
+	if err != nil || !e.remoteBackend() {
+		return rep, err
+	}
+	rep.Weaviate, err = e.syncWeaviate(ctx, rep.Generation)
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// indexLocal builds or updates the local index.
+func (e *Engine) indexLocal(ctx context.Context, opts IndexOptions) (*IndexReport, error) {
 	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Backend names where an index is kept and searched.
+type Backend struct {
+	// Name is "local" (the SQLite index in the cache directory, default)
+	// or "weaviate" (CTX_BACKEND, or --backend): the local index is still
+	// built, then synced into Weaviate, and searches read Weaviate.
+	Name string
+	// Weaviate is the server (CTX_WEAVIATE_URL, CTX_WEAVIATE_API_KEY).
+	Weaviate WeaviateServer
+	// Tenant is the repository's tenant (CTX_WEAVIATE_TENANT); empty
+	// derives it from the repository's origin URL or root.
+	Tenant string
+	// Replicas is the replication factor of collections ctx creates
+	// (CTX_WEAVIATE_REPLICAS, default 1; 2 or 3 on a cluster).
+	Replicas int
+	// Prefix starts ctx's collection names (CTX_WEAVIATE_PREFIX, default
+	// "Ctx"): two teams, or two test runs, can share a server.
+	Prefix string
+}
+
+// Backends lists the valid Backend.Name values.
+var Backends = []string{"local", "weaviate"}
+
+// loadBackend reads the backend settings.
+func loadBackend(c *Config) error {
+	c.Backend.Name = "local"
+	if v := os.Getenv("CTX_BACKEND"); v != "" {
+		c.Backend.Name = strings.ToLower(v)
+	}
+	if err := CheckBackend(c.Backend.Name); err != nil {
+		return fmt.Errorf("CTX_BACKEND: %w", err)
+	}
+	c.Backend.Weaviate = Weaviate()
+	c.Backend.Tenant = os.Getenv("CTX_WEAVIATE_TENANT")
+	c.Backend.Prefix = os.Getenv("CTX_WEAVIATE_PREFIX")
+	c.Backend.Replicas = 1
+	if v := os.Getenv("CTX_WEAVIATE_REPLICAS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("CTX_WEAVIATE_REPLICAS=%q: want a positive number", v)
+		}
+		c.Backend.Replicas = n
+	}
+	return nil
+}
+
+// CheckBackend returns an error unless name is a valid backend name.
+func CheckBackend(name string) error {
+	for _, b := range Backends {
+		if name == b {
+			return nil
+		}
+	}
+	return fmt.Errorf("backend %q: want %s", name, strings.Join(Backends, " or "))
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/go-git/gcfg"
+
+	"github.com/ctx-dev/ctx/internal/search"
+	"github.com/ctx-dev/ctx/internal/weaviate"
+	"github.com/ctx-dev/ctx/internal/wvstore"
+)
+
+// remoteBackend reports whether searches read Weaviate.
+func (e *Engine) remoteBackend() bool { return e.cfg.Backend.Name == "weaviate" }
+
+// BackendInfo says where an index is kept, for reports.
+type BackendInfo struct {
+	Name   string `json:"name"`
+	URL    string `json:"url,omitempty"`
+	Tenant string `json:"tenant,omitempty"`
+}
+
+// Backend returns where this engine keeps and searches its index.
+func (e *Engine) Backend() BackendInfo {
+	if !e.remoteBackend() {
+		return BackendInfo{Name: "local"}
+	}
+	return BackendInfo{Name: "weaviate", URL: e.cfg.Backend.Weaviate.URL, Tenant: e.Tenant()}
+}
+
+// Tenant returns the repository's Weaviate tenant: CTX_WEAVIATE_TENANT,
+// else derived from its origin remote's URL (so every clone shares it) or
+// its root (wvstore.TenantFor).
+func (e *Engine) Tenant() string {
+	if t := e.cfg.Backend.Tenant; t != "" {
+		return t
+	}
+	return wvstore.TenantFor(e.root, originURL(e.root))
+}
+
+// originURL returns the first URL of the repository's "origin" remote,
+// or "" when root has no readable .git/config or no origin.
+func originURL(root string) string {
+	var c struct {
+		Remote map[string]*struct{ URL []string }
+	}
+	// Sections and keys ctx does not read are reported as warnings, not
+	// fatal errors.
+	if err := gcfg.FatalOnly(gcfg.ReadFileInto(&c, filepath.Join(root, ".git", "config"))); err != nil {
+		return ""
+	}
+	if r := c.Remote["origin"]; r != nil && len(r.URL) > 0 {
+		return r.URL[0]
+	}
+	return ""
+}
+
+// weaviateClient returns a client for the configured server.
+func (e *Engine) weaviateClient() (*weaviate.Client, error) {
+	w := e.cfg.Backend.Weaviate
+	if w.URL == "" {
+		return nil, fmt.Errorf("the weaviate backend needs CTX_WEAVIATE_URL: start a server with scripts/weaviate.sh start, or point it at your cluster")
+	}
+	c, err := weaviate.New(w.URL, w.APIKey)
+	if err != nil {
+		return nil, fmt.Errorf("CTX_WEAVIATE_URL: %w", err)
+	}
+	return c, nil
+}
+
+// syncWeaviate writes the current local index into the repository's
+// tenant (wvstore.Sync).
+func (e *Engine) syncWeaviate(ctx context.Context, gen int64) (*wvstore.SyncStats, error) {
+	c, err := e.weaviateClient()
+	if err != nil {
+		return nil, err
+	}
+	db, err := e.openDB(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	host, _ := os.Hostname()
+	id := e.Identity()
+	st, err := wvstore.Sync(ctx, wvstore.Params{
+		Client: c, Prefix: e.cfg.Backend.Prefix, Tenant: e.Tenant(), Replicas: e.cfg.Backend.Replicas,
+		Root: e.root, DB: db, Embedder: e.indexEmbedder(), Batch: e.cfg.Embed.BatchSize, KeepSecrets: e.cfg.IncludeSecrets,
+		Info: wvstore.Info{Identity: id.Hash, Model: id.Model, Generation: gen, Root: e.root, Host: host},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("syncing %s into Weaviate (%s, tenant %s): %w", e.root, e.cfg.Backend.Weaviate.URL, st.Tenant, err)
+	}
+	return &st, nil
+}
+
+// findWeaviate is find for the weaviate backend: the same search stack
+// over the tenant's objects ([wvstore.Source]). Results are checked
+// against the working tree like local ones (a file changed or missing
+// here is stale).
+func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	start := time.Now()
+	query, cut := e.CutQuery(req.Query)
+	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
+	c, err := e.weaviateClient()
+	if err != nil {
+		return nil, err
+	}
+	src, err := wvstore.Open(ctx, c, e.cfg.Backend.Prefix, e.Tenant())
+	if errors.Is(err, wvstore.ErrNotSynced) {
+		return nil, fmt.Errorf("%w: %v", ErrNotIndexed, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := e.ensureDims(ctx); err != nil {
+		return nil, err
+	}
+	if id := e.Identity(); src.Info.Identity != id.Hash {
+		return nil, fmt.Errorf("%w: tenant %s in Weaviate was indexed by another ctx build or embedding model (%s, here %s); run `ctx index --backend weaviate` to rebuild it",
+			ErrStale, e.Tenant(), src.Info.Model, id.Model)
+	}
+	if src.Info.Chunks == 0 {
+		return nil, fmt.Errorf("%w: tenant %s holds no chunks", ErrEmptyIndex, e.Tenant())
+	}
+	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout}
+	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	if e.emb != nil && sreq.Uses("dense") && src.Len() > 0 {
+		s.Embedder, s.Vectors = e.emb, src
+	}
+	res, st, err := s.Search(ctx, sreq)
+	if err != nil {
+		return nil, fmt.Errorf("searching tenant %s in Weaviate: %w", e.Tenant(), err)
+	}
+	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
+		return nil, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
+	}
+	resp.Raw = res
+	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: src.Info.Generation,
+		Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
+	if cut {
+		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
+	}
+	if st.DenseErr != nil {
+		resp.Stats.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, s.EmbedTimeout)
+	}
+	if d := src.Degraded(); d != "" {
+		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, d)
+	}
+	staleOf := map[string]bool{}
+	for _, r := range res {
+		stale, ok := staleOf[r.Path]
+		if !ok {
+			stale = e.changed(r.Path, r.FileSize, r.FileTime)
+			staleOf[r.Path] = stale
+		}
+		if stale {
+			resp.Stats.Fresh = false
+		}
+		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
+			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
+			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb, PathBytes: PathBytes(r.Path)}
+		if req.Full {
+			h.Code = e.code(r, stale)
+		}
+		resp.Results = append(resp.Results, h)
+	}
+	resp.Stats.SearchMS = float64(time.Since(start).Microseconds()) / 1000
+	return resp, nil
+}

@@ -1,0 +1,143 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/weaviate"
+	"github.com/ctx-dev/ctx/internal/weaviatetest"
+)
+
+// weaviateConfig is cfg with the weaviate backend at url, collections
+// under a prefix of this test's own (deleted when it ends).
+func weaviateConfig(t *testing.T, cfg config.Config, url string) config.Config {
+	t.Helper()
+	prefix := fmt.Sprintf("T%d", time.Now().UnixNano())
+	cfg.Backend = config.Backend{Name: "weaviate", Weaviate: config.WeaviateServer{URL: url}, Prefix: prefix, Replicas: 1}
+	c, err := weaviate.New(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, cl := range []string{"Chunk", "File", "Index"} {
+			_ = c.DeleteClass(context.Background(), prefix+cl)
+		}
+	})
+	return cfg
+}
+
+// TestWeaviateBackend: an index synced into Weaviate answers as the local
+// store does, updates replace only changed files, deletes remove them,
+// and another identity is refused.
+func TestWeaviateBackend(t *testing.T) {
+	url := weaviatetest.URL(t)
+	root := repo(t)
+	local := model2vecConfig(t, writeTinyModel(t, 1))
+	remote := weaviateConfig(t, local, url)
+	remote.CacheDir = t.TempDir()
+
+	el, er := open(t, local, root, nil), open(t, remote, root, nil)
+	index(t, el, engine.IndexOptions{})
+	rep := index(t, er, engine.IndexOptions{})
+	if rep.Weaviate == nil || rep.Weaviate.Written != len(fixtureFiles) || rep.Weaviate.Objects == 0 {
+		t.Fatalf("first sync = %+v, want %d files written", rep.Weaviate, len(fixtureFiles))
+	}
+
+	for _, q := range []string{"retry with backoff", "render the page template", "Config", "load settings from the environment"} {
+		lr := find(t, el, engine.FindRequest{Query: q, Limit: 5})
+		rr := find(t, er, engine.FindRequest{Query: q, Limit: 5})
+		if len(rr.Results) == 0 {
+			t.Errorf("%q: no results from weaviate", q)
+			continue
+		}
+		if lr.Results[0].Path != rr.Results[0].Path {
+			t.Errorf("%q: top local %v, weaviate %v", q, hitKeys(lr.Results), hitKeys(rr.Results))
+		}
+		if !rr.Stats.Fresh || rr.Stats.Degraded != "" {
+			t.Errorf("%q: stats %+v", q, rr.Stats)
+		}
+	}
+
+	// Nothing changed: nothing written.
+	rep = index(t, er, engine.IndexOptions{})
+	if rep.Weaviate.Written != 0 || rep.Weaviate.Deleted != 0 {
+		t.Errorf("no-change sync = %+v, want nothing written", rep.Weaviate)
+	}
+	// One file changed, one deleted.
+	writeFile(t, root, "client/retry.go", "package client\n\n// Jitter spreads reconnect attempts of a websocket over time.\nfunc Jitter() int { return 7 }\n")
+	if err := os.Remove(filepath.Join(root, "web", "render.js")); err != nil {
+		t.Fatal(err)
+	}
+	rep = index(t, er, engine.IndexOptions{})
+	if rep.Weaviate.Written != 1 || rep.Weaviate.Deleted != 1 {
+		t.Errorf("update sync = %+v, want 1 written, 1 deleted", rep.Weaviate)
+	}
+	rr := find(t, er, engine.FindRequest{Query: "websocket reconnect jitter", Limit: 3})
+	if len(rr.Results) == 0 || rr.Results[0].Path != "client/retry.go" || rr.Results[0].Symbol != "Jitter" {
+		t.Errorf("after the update: %v", hitKeys(rr.Results))
+	}
+	rr = find(t, er, engine.FindRequest{Query: "render the page template", Limit: 10})
+	if slices.Contains(hitPaths(rr), "web/render.js") {
+		t.Errorf("a deleted file still answers: %v", hitKeys(rr.Results))
+	}
+
+	// Another embedding model: refused by queries, rebuilt by index.
+	other := remote
+	other.Embed = config.Embed{Provider: "model2vec", Model: writeTinyModel(t, 2)}
+	other.CacheDir = t.TempDir()
+	eo := open(t, other, root, nil)
+	if _, err := eo.Find(t.Context(), engine.FindRequest{Query: "retry"}); !errors.Is(err, engine.ErrStale) {
+		t.Errorf("find by another model: err = %v, want ErrStale", err)
+	}
+	rep = index(t, eo, engine.IndexOptions{})
+	if !rep.Weaviate.Rebuilt {
+		t.Errorf("sync by another model = %+v, want a rebuild", rep.Weaviate)
+	}
+	if _, err := er.Find(t.Context(), engine.FindRequest{Query: "retry"}); !errors.Is(err, engine.ErrStale) {
+		t.Errorf("find by the first model after the rebuild: err = %v, want ErrStale", err)
+	}
+}
+
+// TestWeaviateTenants: two repositories in one cluster are two tenants
+// that never see each other's chunks, and a repository never synced is
+// not indexed, with the fix.
+func TestWeaviateTenants(t *testing.T) {
+	url := weaviatetest.URL(t)
+	cfg := weaviateConfig(t, testConfig(t), url)
+	api, web := writeTxtar(t, wsAPI), writeTxtar(t, wsWeb)
+	ea, ew := open(t, cfg, api, nil), open(t, cfg, web, nil)
+	if ea.Tenant() == ew.Tenant() {
+		t.Fatalf("two repositories share tenant %s", ea.Tenant())
+	}
+	if _, err := ea.Find(t.Context(), engine.FindRequest{Query: "bucket"}); !errors.Is(err, engine.ErrNotIndexed) {
+		t.Errorf("find before any sync: err = %v, want ErrNotIndexed", err)
+	}
+	index(t, ea, engine.IndexOptions{})
+	index(t, ew, engine.IndexOptions{})
+	for _, tc := range []struct {
+		e     *engine.Engine
+		query string
+		want  string
+	}{
+		{ea, "token bucket rate limiter", "limit/bucket.go"},
+		{ew, "mustache template", "src/render.js"},
+	} {
+		resp := find(t, tc.e, engine.FindRequest{Query: tc.query, Limit: 10})
+		if len(resp.Results) == 0 || resp.Results[0].Path != tc.want {
+			t.Errorf("%q: %v, want %s first", tc.query, hitKeys(resp.Results), tc.want)
+		}
+		for _, h := range resp.Results {
+			if _, err := os.Stat(filepath.Join(tc.e.Root(), h.Path)); err != nil {
+				t.Errorf("%q: result %s is not in this repository", tc.query, h.Path)
+			}
+		}
+	}
+}

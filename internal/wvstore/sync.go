@@ -1,0 +1,392 @@
+package wvstore
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-dev/ctx/internal/chunk"
+	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/index"
+	"github.com/ctx-dev/ctx/internal/store"
+	"github.com/ctx-dev/ctx/internal/weaviate"
+)
+
+// Info is a tenant's Index object: what built its objects.
+type Info struct {
+	// Identity is the index identity hash (schema, chunker, analyzer,
+	// model): a query by another identity is refused, a sync by another
+	// rebuilds the tenant.
+	Identity string `json:"identity"`
+	// Model is the embedding model identity ("none": lexical-only).
+	Model      string `json:"model"`
+	Generation int64  `json:"generation"`
+	Files      int    `json:"files"`
+	Chunks     int    `json:"chunks"`
+	// Root and Host say where the last sync ran, for `ctx status`.
+	Root string `json:"root"`
+	Host string `json:"host"`
+	// Synced is when the last sync finished (RFC 3339, UTC).
+	Synced string `json:"synced"`
+}
+
+// Params say what to sync where.
+type Params struct {
+	Client *weaviate.Client
+	// Prefix starts the collection names ("" means DefaultPrefix).
+	Prefix string
+	// Tenant is the repository's tenant (see TenantFor).
+	Tenant string
+	// Replicas is the replication factor of collections this sync creates
+	// (0: the server default, 1).
+	Replicas int
+	// Root is the repository's absolute root; DB its up-to-date local
+	// index, whose files are the ones to hold.
+	Root string
+	DB   *store.DB
+	// Embedder embeds the changed files' chunks (nil: lexical-only);
+	// Batch texts per request.
+	Embedder embed.Provider
+	Batch    int
+	// KeepSecrets leaves secrets unmasked, as the local index did.
+	KeepSecrets bool
+	// Info is written to the tenant's Index object when the sync ends
+	// (Files and Chunks are filled in).
+	Info Info
+	// Workers prepare files concurrently (0: 2).
+	Workers int
+}
+
+func (p *Params) class(name string) string {
+	if p.Prefix == "" {
+		return DefaultPrefix + name
+	}
+	return p.Prefix + name
+}
+
+// SyncStats reports one sync.
+type SyncStats struct {
+	Tenant string `json:"tenant"`
+	// Files written (new or changed content) and deleted.
+	Written int `json:"files_written"`
+	Deleted int `json:"files_deleted"`
+	// Objects is the number of chunk objects written.
+	Objects int `json:"objects"`
+	// Rebuilt is set when the tenant held another identity's objects and
+	// was emptied first.
+	Rebuilt bool    `json:"rebuilt,omitempty"`
+	MS      float64 `json:"ms"`
+}
+
+// deleteBatch is how many paths one batch delete names.
+const deleteBatch = 100
+
+// Sync makes the tenant hold exactly the local index's files: files whose
+// content hash differs from the tenant's are re-read, chunked and
+// embedded by the index pipeline (index.Prepare, index.Build) and their
+// objects replaced; files the local index no longer has are deleted.
+// Collections and the tenant are created when missing.
+//
+// A crash at any instant is repaired by the next sync: a file's object
+// (with its hash) is deleted before its old chunks and written after its
+// new ones, so a half-written file has no file object and is written
+// again, its stray chunks deleted by path first.
+func Sync(ctx context.Context, p Params) (SyncStats, error) {
+	start := time.Now()
+	st := SyncStats{Tenant: p.Tenant}
+	if err := CheckTenant(p.Tenant); err != nil {
+		return st, err
+	}
+	if err := ensureSchema(ctx, p.Client, p.Prefix, p.Replicas, p.Tenant); err != nil {
+		return st, err
+	}
+	info, err := readInfo(ctx, p.Client, p.class(indexClass), p.Tenant)
+	if err != nil {
+		return st, err
+	}
+	if info != nil && info.Identity != p.Info.Identity {
+		// Objects of another chunker or model: never mix them.
+		for _, cl := range []string{chunkClass, fileClass, indexClass} {
+			if err := p.Client.DeleteTenants(ctx, p.class(cl), p.Tenant); err != nil {
+				return st, err
+			}
+		}
+		if err := ensureSchema(ctx, p.Client, p.Prefix, p.Replicas, p.Tenant); err != nil {
+			return st, err
+		}
+		st.Rebuilt = true
+	}
+
+	remote, err := listFiles(ctx, p.Client, p.class(fileClass), p.Tenant)
+	if err != nil {
+		return st, err
+	}
+	local, err := p.DB.FileStates(ctx)
+	if err != nil {
+		return st, err
+	}
+	var write, gone []string
+	for path, fs := range local {
+		if r, ok := remote[path]; !ok || r.hash != hex.EncodeToString(fs.Hash) {
+			write = append(write, path)
+		}
+	}
+	for path := range remote {
+		if _, ok := local[path]; !ok {
+			gone = append(gone, path)
+		}
+	}
+	slices.Sort(write)
+	slices.Sort(gone)
+	// Forget the old versions first: file objects, then chunks.
+	stale := append(slices.Clone(gone), write...)
+	for b := range slices.Chunk(stale, deleteBatch) {
+		f := weaviate.Filter{Operator: "ContainsAny", Path: []string{"path"}, Texts: b}
+		if _, err := p.Client.BatchDelete(ctx, p.class(fileClass), p.Tenant, f); err != nil {
+			return st, err
+		}
+		if _, err := p.Client.BatchDelete(ctx, p.class(chunkClass), p.Tenant, f); err != nil {
+			return st, err
+		}
+	}
+	st.Deleted = len(gone)
+
+	langs, err := p.DB.AllFiles(ctx)
+	if err != nil {
+		return st, err
+	}
+	langOf := make(map[string]string, len(langs))
+	for _, f := range langs {
+		langOf[f.Path] = f.Language
+	}
+	n, objects, err := p.writeFiles(ctx, write, local, langOf)
+	st.Written, st.Objects = n, objects
+	if err != nil {
+		return st, err
+	}
+	counts, err := p.DB.Count(ctx)
+	if err != nil {
+		return st, err
+	}
+	in := p.Info
+	in.Files, in.Chunks = counts.Files, counts.Chunks
+	in.Synced = time.Now().UTC().Format(time.RFC3339)
+	if err := writeInfo(ctx, p.Client, p.class(indexClass), p.Tenant, in); err != nil {
+		return st, err
+	}
+	st.MS = float64(time.Since(start).Microseconds()) / 1000
+	return st, nil
+}
+
+// writeFiles prepares the files concurrently and writes their chunk
+// objects in batches of weaviate.MaxBatch, then their file objects. A
+// file that can no longer be read is left out (the next local index
+// drops it). It returns the files and chunk objects written.
+func (p *Params) writeFiles(ctx context.Context, paths []string, local map[string]store.FileState, langOf map[string]string) (int, int, error) {
+	workers := p.Workers
+	if workers <= 0 {
+		workers = 2
+	}
+	chunker := chunk.New(nil)
+	var (
+		mu      sync.Mutex
+		pending []weaviate.Object
+		files   []weaviate.Object
+		objects int
+		written int
+	)
+	flush := func(ctx context.Context, all bool) error {
+		mu.Lock()
+		var batch []weaviate.Object
+		if len(pending) >= weaviate.MaxBatch || all && len(pending) > 0 {
+			batch, pending = pending, nil
+		}
+		mu.Unlock()
+		if batch == nil {
+			return nil
+		}
+		return p.Client.BatchPut(ctx, batch)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for _, rel := range paths {
+		g.Go(func() error {
+			fs := local[rel]
+			f := discover.File{Path: rel, Abs: filepath.Join(p.Root, filepath.FromSlash(rel)), Size: fs.Size, ModTime: fs.ModTime, Language: langOf[rel]}
+			prep, skip, _, err := index.Prepare(gctx, f, nil, chunker, p.KeepSecrets)
+			if err != nil {
+				return err
+			}
+			if skip != nil {
+				return nil
+			}
+			u, _, err := index.Build(gctx, prep, p.Embedder, p.Batch, nil)
+			if err != nil {
+				return err
+			}
+			objs, file, err := p.objects(u, prep)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			pending = append(pending, objs...)
+			files = append(files, file)
+			objects += len(objs)
+			written++
+			mu.Unlock()
+			return flush(gctx, false)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return written, objects, err
+	}
+	if err := flush(ctx, true); err != nil {
+		return written, objects, err
+	}
+	for b := range slices.Chunk(files, weaviate.MaxBatch) {
+		if err := p.Client.BatchPut(ctx, b); err != nil {
+			return written, objects, err
+		}
+	}
+	return written, objects, nil
+}
+
+// objects returns a built file's chunk objects and its file object.
+func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Object, weaviate.Object, error) {
+	f := u.File
+	fileID, fileUUID := fileKey(f.Path)
+	hash := hex.EncodeToString(f.Hash)
+	objs := make([]weaviate.Object, 0, len(u.Chunks))
+	for i, c := range u.Chunks {
+		id, uuid := chunkKey(f.Path, f.Hash, i)
+		props := map[string]any{
+			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "language": f.Language, "fileHash": hash,
+			"nameLower": lower(c.Name), "kind": c.Kind, "symbol": c.Symbol, "name": c.Name,
+			"breadcrumb": c.Breadcrumb, "summary": c.Summary,
+			"startLine": c.StartLine, "endLine": c.EndLine, "startByte": c.StartByte, "endByte": c.EndByte,
+			"part": c.Part, "fileSize": f.Size, "fileTime": idText(f.ModTime),
+		}
+		for col, name := range termProps {
+			props[name] = c.Terms[col]
+		}
+		o := weaviate.Object{ID: uuid, Class: p.class(chunkClass), Tenant: p.Tenant, Properties: props}
+		if c.EmbedKey != nil {
+			enc, ok := u.Vectors[string(c.EmbedKey)]
+			if !ok {
+				return nil, weaviate.Object{}, fmt.Errorf("%s: chunk %d has no vector", f.Path, i)
+			}
+			vec, err := embed.DecodeVector(enc)
+			if err != nil {
+				return nil, weaviate.Object{}, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			o.Vector = vec
+		}
+		objs = append(objs, o)
+	}
+	file := weaviate.Object{ID: fileUUID, Class: p.class(fileClass), Tenant: p.Tenant, Properties: map[string]any{
+		"fileId": idText(fileID), "path": f.Path, "base": path.Base(f.Path), "language": f.Language, "hash": hash,
+		"size": f.Size, "mtime": idText(f.ModTime), "chunks": len(u.Chunks),
+	}}
+	return objs, file, nil
+}
+
+// ensureSchema creates the collections and the tenant when missing. Two
+// processes creating a collection at once both succeed: a failed create
+// is checked again once.
+func ensureSchema(ctx context.Context, c *weaviate.Client, prefix string, replicas int, tenant string) error {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	for _, cl := range classes(prefix, replicas) {
+		err := c.EnsureClass(ctx, cl)
+		if err != nil && !errors.Is(err, weaviate.ErrSchemaMismatch) {
+			err = c.EnsureClass(ctx, cl)
+		}
+		if err != nil {
+			return fmt.Errorf("preparing collection %s: %w", cl.Name, err)
+		}
+		if err := c.AddTenants(ctx, cl.Name, tenant); err != nil {
+			return fmt.Errorf("adding tenant %s to %s: %w", tenant, cl.Name, err)
+		}
+	}
+	return nil
+}
+
+// readInfo returns the tenant's Index object, nil when absent.
+func readInfo(ctx context.Context, c *weaviate.Client, class, tenant string) (*Info, error) {
+	o, err := c.GetObject(ctx, class, tenant, indexUUID())
+	if err != nil {
+		return nil, fmt.Errorf("reading the index identity of %s: %w", tenant, err)
+	}
+	if o == nil {
+		return nil, nil
+	}
+	s, _ := o.Properties["info"].(string)
+	var in Info
+	if err := json.Unmarshal([]byte(s), &in); err != nil {
+		return nil, fmt.Errorf("reading the index identity of %s: %v", tenant, err)
+	}
+	return &in, nil
+}
+
+func writeInfo(ctx context.Context, c *weaviate.Client, class, tenant string, in Info) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return c.PutObject(ctx, weaviate.Object{ID: indexUUID(), Class: class, Tenant: tenant, Properties: map[string]any{"info": string(b)}})
+}
+
+// remoteFile is what a tenant holds of one file.
+type remoteFile struct {
+	id   int64
+	hash string
+	lang string
+}
+
+// listFiles returns every file object of the tenant by path.
+func listFiles(ctx context.Context, c *weaviate.Client, class, tenant string) (map[string]remoteFile, error) {
+	out := map[string]remoteFile{}
+	err := c.Each(ctx, class, tenant, []string{"path", "hash", "fileId", "language"}, func(props map[string]json.RawMessage) error {
+		var f struct {
+			Path, Hash, Language, FileID string
+		}
+		for k, v := range props {
+			var err error
+			switch k {
+			case "path":
+				err = json.Unmarshal(v, &f.Path)
+			case "hash":
+				err = json.Unmarshal(v, &f.Hash)
+			case "language":
+				err = json.Unmarshal(v, &f.Language)
+			case "fileId":
+				err = json.Unmarshal(v, &f.FileID)
+			}
+			if err != nil {
+				return fmt.Errorf("file object property %s: %v", k, err)
+			}
+		}
+		id, err := strconv.ParseInt(f.FileID, 10, 64)
+		if err != nil {
+			return fmt.Errorf("file object %s: fileId %q", f.Path, f.FileID)
+		}
+		out[f.Path] = remoteFile{id: id, hash: f.Hash, lang: f.Language}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s: %w", tenant, err)
+	}
+	return out, nil
+}
