@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -71,10 +72,24 @@ const userHeader = "# ctx workspaces: written by `ctx workspace add` and `ctx wo
 func writeDoc(path string, d doc) error {
 	var b bytes.Buffer
 	b.WriteString(userHeader)
-	if len(d.Workspaces) > 0 {
-		if err := toml.NewEncoder(&b).Encode(d); err != nil {
-			return fmt.Errorf("encoding workspaces: %v", err)
+	names := make([]string, 0, len(d.Workspaces))
+	for name := range d.Workspaces {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		key := name
+		if strings.Contains(key, ".") {
+			// A valid name holds no quote or backslash.
+			key = `"` + key + `"`
 		}
+		fmt.Fprintf(&b, "[workspaces.%s]\n", key)
+		enc := toml.NewEncoder(&b)
+		enc.Indent = ""
+		if err := enc.Encode(d.Workspaces[name]); err != nil {
+			return fmt.Errorf("encoding workspace %s: %v", name, err)
+		}
+		b.WriteString("\n")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("writing workspaces: %w", err)

@@ -167,9 +167,15 @@ func TestAddErrors(t *testing.T) {
 	if _, err := os.Stat(uf); !os.IsNotExist(err) {
 		t.Errorf("user file exists after failed adds: %v", err)
 	}
-	for _, ok := range []string{"a", "A-b_c.1", strings.Repeat("x", 64)} {
-		if err := workspace.ValidName(ok); err != nil {
-			t.Errorf("ValidName(%q) = %v", ok, err)
+	// Valid names round-trip through the file, dots included (a dotted
+	// TOML key would split them).
+	for _, ok := range []string{"a", "A-b_c.1", "v1.2.3", strings.Repeat("x", 64)} {
+		if _, err := workspace.Add(ok, []string{filepath.Join(base, "ok")}); err != nil {
+			t.Errorf("Add(%q) = %v", ok, err)
+			continue
+		}
+		if w, err := workspace.Get(ok, ""); err != nil || len(w.Members) != 1 {
+			t.Errorf("Get(%q) = %v, %v", ok, w, err)
 		}
 	}
 }
