@@ -51,6 +51,8 @@ type Deps struct {
 	cacheDir string
 	verbose  bool
 	force    bool
+	// backend is --backend ("": the configured one).
+	backend string
 	// watchDebounce is ctx watch's --debounce (0: the configured one).
 	watchDebounce time.Duration
 }
@@ -128,6 +130,7 @@ No services, no API keys, no downloads.`,
 	pf.StringVar(&deps.repo, "repo", "", "root to index and search (default: the enclosing git work tree, else the current directory)")
 	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
 	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
+	pf.StringVar(&deps.backend, "backend", "", "where the index is kept and searched: local (default) or weaviate ($CTX_BACKEND; the server is $CTX_WEAVIATE_URL)")
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
 		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
 		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps))
@@ -152,6 +155,12 @@ func (d *Deps) config() (config.Config, error) {
 	}
 	if d.watchDebounce > 0 {
 		cfg.WatchDebounce = d.watchDebounce
+	}
+	if d.backend != "" {
+		if err := config.CheckBackend(d.backend); err != nil {
+			return cfg, flagError{fmt.Errorf("--backend: %w", err)}
+		}
+		cfg.Backend.Name = d.backend
 	}
 	if v := os.Getenv(search.TuneEnv); v != "" {
 		if err := search.SetTuning(v); err != nil {

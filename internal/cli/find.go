@@ -32,6 +32,7 @@ type findOptions struct {
 	decompose      string
 	explainResults bool
 	noRerank       bool
+	workspace      string
 }
 
 func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cobra.Command {
@@ -114,6 +115,7 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
 	f.StringVar(&opts.decompose, "decompose", "auto", "split a complex question into sub-queries with the configured LLM: auto (when one is configured), on, off")
 	f.BoolVar(&opts.explainResults, "explain-results", false, "add a one-line summary per result written by the configured LLM (cached by the code's hash)")
 	f.BoolVar(&opts.noRerank, "no-rerank", false, "skip the configured reranker")
+	f.StringVarP(&opts.workspace, "workspace", "w", "", "search every repository of this workspace (ctx workspace add); each result names its repo")
 	f.StringVar(&opts.mode, "mode", "", "pack with a mode's budget and context: quick (4k, no context), balanced (8k, the type and callees of the top 3), deep (16k, of the top 8, and callers)")
 	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
@@ -121,23 +123,53 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
 
 func runFind(ctx context.Context, opts *findOptions) error {
 	d := opts.deps
-	e, err := d.engine()
-	if err != nil {
-		return err
-	}
-	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
 	limit := opts.limit
 	if opts.budget > 0 && !opts.limitSet {
 		limit = packCandidates
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{
+	req := engine.FindRequest{
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
-		Full: opts.full && opts.budget == 0, AutoIndex: true, Progress: progress, Expand: engine.Modes[opts.mode].Expand,
+		Full: opts.full && opts.budget == 0, AutoIndex: true, Expand: engine.Modes[opts.mode].Expand,
 		Decompose: decomposeMode(opts.decompose), ExplainResults: opts.explainResults, NoRerank: opts.noRerank,
-	})
-	finish()
-	if err != nil {
-		return err
+	}
+	var (
+		resp *engine.FindResponse
+		pack func(*engine.FindResponse)
+	)
+	if opts.workspace != "" {
+		members, err := d.workspaceMembers(opts.workspace)
+		if err != nil {
+			return err
+		}
+		progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, "a member of workspace "+opts.workspace+" has no index yet; indexing it first")
+		req.Progress = progress
+		resp, err = engine.FindAcross(ctx, members, req)
+		finish()
+		if err != nil {
+			return err
+		}
+		engines := map[string]*engine.Engine{}
+		for _, m := range members {
+			engines[m.Name] = m.Engine
+		}
+		pack = func(resp *engine.FindResponse) {
+			packWith(resp, opts, func(hits []engine.Hit, budget int, cost func(engine.Hit) int) ([]engine.Hit, int, int) {
+				return engine.PackAcross(engines, hits, budget, cost)
+			})
+		}
+	} else {
+		e, err := d.engine()
+		if err != nil {
+			return err
+		}
+		progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+		req.Progress = progress
+		resp, err = e.Find(ctx, req)
+		finish()
+		if err != nil {
+			return err
+		}
+		pack = func(resp *engine.FindResponse) { packResults(e, resp, opts) }
 	}
 	// A cut query or a degraded search changes what the results mean:
 	// said on stderr whatever the format (the JSON stats say it too).
@@ -145,7 +177,12 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		fmt.Fprintf(d.IO.ErrOut, "warning: %s\n", n)
 	}
 	if opts.budget > 0 {
-		packResults(e, resp, opts)
+		pack(resp)
+	}
+	for _, m := range resp.Stats.Members {
+		if m.Error != "" {
+			fmt.Fprintf(d.IO.ErrOut, "warning: %s did not answer: %s\n", m.Repo, m.Error)
+		}
 	}
 	if !opts.explain {
 		for i := range resp.Results {
@@ -247,6 +284,9 @@ func expandChannels(vals []string) ([]string, error) {
 }
 
 func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
+	if h.Repo != "" {
+		fmt.Fprintf(w, "%s:", h.Repo)
+	}
 	fmt.Fprintf(w, "%s  L%d-L%d  %s\n", h.Path, h.StartLine, h.EndLine, h.Summary)
 	if h.Explanation != "" {
 		fmt.Fprintf(w, "    → %s\n", h.Explanation)
@@ -292,7 +332,13 @@ const packCandidates = 30
 // tokens ([engine.Engine.PackHits]), each hit counted as printed (its
 // JSON object with --json, else its heading and numbered code lines).
 func packResults(e *engine.Engine, resp *engine.FindResponse, opts *findOptions) {
-	packed, used, left := e.PackHits(resp.Results, opts.budget, func(h engine.Hit) int {
+	packWith(resp, opts, e.PackHits)
+}
+
+// packWith is packResults with the packer given (a workspace's reads each
+// hit's code from its member).
+func packWith(resp *engine.FindResponse, opts *findOptions, packHits func([]engine.Hit, int, func(engine.Hit) int) ([]engine.Hit, int, int)) {
+	packed, used, left := packHits(resp.Results, opts.budget, func(h engine.Hit) int {
 		var b strings.Builder
 		if opts.json {
 			writeJSON(&b, h)

@@ -383,3 +383,30 @@ func (d *Deps) memberStatus(ctx context.Context, root string) (memberIndex, erro
 	}
 	return mi, nil
 }
+
+// workspaceMembers opens an engine for each member of the named
+// workspace (see engine.FindAcross). Errors: the workspace is unknown (its
+// message lists the known ones) or has no members, or the configuration
+// is invalid.
+func (d *Deps) workspaceMembers(name string) ([]engine.Member, error) {
+	ws, err := workspace.Get(name, d.projectRoot())
+	if err != nil {
+		return nil, workspaceErr(err)
+	}
+	if len(ws.Members) == 0 {
+		return nil, fmt.Errorf("workspace %s has no repositories; add one with `ctx workspace add %s PATH`", name, name)
+	}
+	cfg, err := d.config()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.Member, 0, len(ws.Members))
+	for _, m := range ws.Members {
+		e, err := engine.Open(cfg, m.Root, &engine.Options{Logger: d.logger(cfg)})
+		if err != nil {
+			return nil, fmt.Errorf("workspace %s, member %s: %w", name, m.Name, err)
+		}
+		out = append(out, engine.Member{Name: m.Name, Engine: e})
+	}
+	return out, nil
+}
