@@ -141,3 +141,33 @@ func TestWeaviateTenants(t *testing.T) {
 		}
 	}
 }
+
+// TestWeaviateNodeDown: an index replicated twice over a 3-node cluster
+// keeps answering, with the same top result, when one node stops.
+func TestWeaviateNodeDown(t *testing.T) {
+	cl := weaviatetest.StartCluster(t, 3)
+	cfg := weaviateConfig(t, model2vecConfig(t, writeTinyModel(t, 1)), cl.URL)
+	cfg.Backend.Replicas = 2
+	root := repo(t)
+	e := open(t, cfg, root, nil)
+	index(t, e, engine.IndexOptions{})
+	queries := []string{"retry with backoff", "render the page template", "Config"}
+	before := map[string]string{}
+	for _, q := range queries {
+		resp := find(t, e, engine.FindRequest{Query: q, Limit: 5})
+		if len(resp.Results) == 0 {
+			t.Fatalf("%q: no results with every node up", q)
+		}
+		before[q] = resp.Results[0].Path
+	}
+	cl.StopNode(t, 2)
+	for _, q := range queries {
+		resp, err := e.Find(t.Context(), engine.FindRequest{Query: q, Limit: 5})
+		if err != nil {
+			t.Fatalf("%q with a node down: %v", q, err)
+		}
+		if len(resp.Results) == 0 || resp.Results[0].Path != before[q] {
+			t.Errorf("%q with a node down: %v, want %s first", q, hitKeys(resp.Results), before[q])
+		}
+	}
+}
