@@ -368,19 +368,7 @@ func (d *Deps) memberStatus(ctx context.Context, root string) (memberIndex, erro
 		return memberIndex{}, err
 	}
 	mi := memberIndex{Indexed: true, Files: st.Files, Generation: st.Generation}
-	changed := st.Changed + st.Added + st.Deleted
-	switch {
-	case st.Indexing:
-		mi.Note = "an index run is writing it now"
-	case st.Incomplete:
-		mi.Note = "the last index run did not finish (run `ctx index --repo " + root + "`)"
-	case st.Stale:
-		mi.Note = "built by another ctx build or model (run `ctx index --repo " + root + "`)"
-	case changed > 0:
-		mi.Note = fmt.Sprintf("%d %s changed since indexed (run `ctx index --repo %s`)", changed, plural(changed, "file", "files"), root)
-	default:
-		mi.Fresh = true
-	}
+	mi.Fresh, mi.Note = st.Freshness()
 	return mi, nil
 }
 

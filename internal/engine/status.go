@@ -275,3 +275,24 @@ func (s *SkippedMost) String() string {
 func (s *SkippedMost) shown() []SkipReason {
 	return s.Reasons[:min(len(s.Reasons), skippedMostShown)]
 }
+
+// Freshness says whether the index matches the files on disk now and no
+// run is writing or left it unfinished; when not, note says why with the
+// fix ("3 files changed since indexed (run `ctx index --repo R`)").
+func (st *Status) Freshness() (fresh bool, note string) {
+	fix := "(run `ctx index --repo " + st.Root + "`)"
+	changed := st.Changed + st.Added + st.Deleted
+	switch {
+	case st.Indexing:
+		return false, "an index run is writing it now"
+	case st.Incomplete:
+		return false, "the last index run did not finish " + fix
+	case st.Stale:
+		return false, "built by another ctx build or model " + fix
+	case changed == 1:
+		return false, "1 file changed since indexed " + fix
+	case changed > 1:
+		return false, fmt.Sprintf("%d files changed since indexed %s", changed, fix)
+	}
+	return true, ""
+}

@@ -50,11 +50,13 @@ type RetrievalInput struct {
 	Cursor             string   `json:"cursor,omitempty" jsonschema:"the cursor of a truncated previous result, to get its next page; repeat every other argument unchanged"`
 	Decompose          string   `json:"decompose,omitempty" jsonschema:"with an LLM configured on the server (CTX_LLM_PROVIDER): auto (default: split a complex question into up to 3 sub-queries and fuse their results), on, or off; without one, auto and off do nothing"`
 	ExplainResults     bool     `json:"explain_results,omitempty" jsonschema:"add a one-line summary of what each segment does, written by the server's LLM (cached by the code's hash); needs CTX_LLM_PROVIDER on the server"`
+	Workspace          string   `json:"workspace,omitempty" jsonschema:"search every repository of this workspace (list_workspaces) instead of one; each segment then names its repo. Not combined with repo_path or cursor: the page holds the best segments of all members within max_tokens"`
 	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository or folder to search, absolute or relative to the server root (default: the server root); must be inside the server root. A folder inside an indexed repository narrows the search to it; globs are then relative to the folder, result paths stay relative to the repository root"`
 }
 
 // Segment is one returned piece of code.
 type Segment struct {
+	Repo string `json:"repo,omitempty" jsonschema:"the workspace member it comes from (workspace searches only); path is relative to that member's root"`
 	Path string `json:"path" jsonschema:"file path relative to the repository root, with forward slashes"`
 	// PathBytes names a file whose name is not valid UTF-8 (Path then
 	// shows U+FFFD for the bytes JSON cannot carry).
@@ -268,6 +270,12 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		if !validGlob(g) {
 			return nil, out, fmt.Errorf("bad glob %q", g)
 		}
+	}
+	if in.Workspace != "" {
+		if in.RepoPath != "" || in.Cursor != "" {
+			return nil, out, fmt.Errorf("workspace searches every member: leave repo_path and cursor out")
+		}
+		return s.retrieveWorkspace(ctx, in, mp, budget, format, lowConf, start)
 	}
 	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
@@ -575,7 +583,11 @@ func writeCode(b *strings.Builder, lang, code string) {
 // renderSegment is one segment in markdown.
 func renderSegment(sg *Segment) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s:%d-%d", sg.Path, sg.StartLine, sg.EndLine)
+	b.WriteString("## ")
+	if sg.Repo != "" {
+		b.WriteString(sg.Repo + ":")
+	}
+	fmt.Fprintf(&b, "%s:%d-%d", sg.Path, sg.StartLine, sg.EndLine)
 	if sg.Symbol != "" {
 		fmt.Fprintf(&b, " · %s %s", sg.Kind, sg.Symbol)
 	} else if sg.Kind != "" {

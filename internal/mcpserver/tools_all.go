@@ -48,6 +48,8 @@ Example: {"symbol": "config", "limit": 30}`)
 	s.addMemoryFind()
 	s.addContextSearch()
 	s.addContextAnswer()
+	s.addListWorkspaces()
+	s.addWorkspaceInfo()
 }
 
 // IndexCodebaseInput is the index_codebase request.
@@ -147,6 +149,7 @@ type SearchCodeInput struct {
 	PathGlobs   []string `json:"path_globs,omitempty" jsonschema:"keep only paths matching one of these globs"`
 	IncludeCode bool     `json:"include_code,omitempty" jsonschema:"attach each result's code (default: locations and summaries only)"`
 	RepoPath    string   `json:"repo_path,omitempty" jsonschema:"repository, absolute or relative to the server root (default: the server root)"`
+	Workspace   string   `json:"workspace,omitempty" jsonschema:"search every repository of this workspace (list_workspaces) instead of one; each result then names its repo"`
 }
 
 // SearchOutput is the result of search_code and the scoped searches: the
@@ -184,21 +187,35 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 			return nil, out, fmt.Errorf("bad glob %q", g)
 		}
 	}
-	e, scope, err := s.repoScope(in.RepoPath)
-	if err != nil {
-		return nil, out, err
-	}
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 10
 	}
-	globs := in.PathGlobs
-	if scope != "" {
-		globs = scopeGlobs(scope, globs)
-	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: globs, Full: in.IncludeCode})
-	if err != nil {
-		return nil, out, s.explain(e, err)
+	var resp *engine.FindResponse
+	if in.Workspace != "" {
+		if in.RepoPath != "" {
+			return nil, out, fmt.Errorf("workspace searches every member: leave repo_path out")
+		}
+		members, err := s.workspaceMembers(in.Workspace)
+		if err != nil {
+			return nil, out, err
+		}
+		if resp, err = engine.FindAcross(ctx, members, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: in.PathGlobs, Full: in.IncludeCode}); err != nil {
+			return nil, out, err
+		}
+	} else {
+		e, sc, err := s.repoScope(in.RepoPath)
+		if err != nil {
+			return nil, out, err
+		}
+		scope = sc
+		globs := in.PathGlobs
+		if scope != "" {
+			globs = scopeGlobs(scope, globs)
+		}
+		if resp, err = e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: globs, Full: in.IncludeCode}); err != nil {
+			return nil, out, s.explain(e, err)
+		}
 	}
 	out.Query, out.Results, out.Stats = resp.Query, resp.Results, resp.Stats
 	out.ServerMS = since(start)
@@ -215,6 +232,9 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 		b.WriteString("No code matched.\n")
 	}
 	for _, h := range out.Results {
+		if h.Repo != "" {
+			b.WriteString(h.Repo + ":")
+		}
 		fmt.Fprintf(&b, "%s:%d-%d %s %s (score %.3g) %s\n", h.Path, h.StartLine, h.EndLine, h.Kind, h.Symbol, h.Score, h.Summary)
 		if h.Code != "" {
 			writeCode(&b, h.Language, h.Code)
