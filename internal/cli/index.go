@@ -66,9 +66,15 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	if opts.dryRun {
 		return runIndexDryRun(ctx, opts, e)
 	}
-	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY && !opts.json, "")
-	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild})
+	show := d.IO.ErrTTY && !opts.json
+	progress, finish := indexProgress(d.IO.ErrOut, show, "")
+	syncProgress, syncFinish := phaseProgress(d.IO.ErrOut, show, "", "syncing to Weaviate")
+	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild, SyncProgress: func(done, total int) {
+		finish()
+		syncProgress(done, total)
+	}})
 	finish()
+	syncFinish()
 	if err != nil {
 		return err
 	}
@@ -89,6 +95,9 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 		if most != nil {
 			out["skipped_most"] = most
 		}
+		if rep.Weaviate != nil {
+			out["backend"], out["weaviate"] = e.Backend(), rep.Weaviate
+		}
 		return writeJSON(d.IO.Out, out)
 	}
 	fmt.Fprintf(d.IO.Out, "indexed %s: %d files (%d added, %d changed, %d unchanged, %d deleted), %d chunks written in %s\n",
@@ -98,6 +107,14 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	}
 	if rep.Resumed {
 		fmt.Fprintln(d.IO.Out, "completed the previous index run, which did not finish")
+	}
+	if w := rep.Weaviate; w != nil {
+		b := e.Backend()
+		fmt.Fprintf(d.IO.Out, "synced into Weaviate (%s, tenant %s): %d files written (%d chunk objects), %d deleted in %s\n",
+			b.URL, w.Tenant, w.Written, w.Objects, w.Deleted, (time.Duration(w.MS) * time.Millisecond).Round(time.Millisecond))
+		if w.Rebuilt {
+			fmt.Fprintln(d.IO.Out, "the tenant held another ctx build's or model's objects: it was emptied and written again")
+		}
 	}
 	return nil
 }

@@ -12,6 +12,12 @@ import (
 // func that ends the bar. When show is false both do nothing; otherwise
 // the bar is drawn on w from the first callback, after the optional note.
 func indexProgress(w io.Writer, show bool, note string) (progress func(done, total int), finish func()) {
+	return phaseProgress(w, show, note, "indexing")
+}
+
+// phaseProgress is indexProgress for a phase named desc ("indexing",
+// "syncing to Weaviate").
+func phaseProgress(w io.Writer, show bool, note, desc string) (progress func(done, total int), finish func()) {
 	if !show {
 		return func(int, int) {}, func() {}
 	}
@@ -22,7 +28,7 @@ func indexProgress(w io.Writer, show bool, note string) (progress func(done, tot
 				fmt.Fprintln(w, note)
 			}
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w),
-				progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
+				progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		}
 		_ = bar.Set(done)

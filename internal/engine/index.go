@@ -19,6 +19,9 @@ import (
 type IndexOptions struct {
 	// Progress is called after each processed file (see index.Options).
 	Progress func(done, total int)
+	// SyncProgress is called after each file written into Weaviate (the
+	// weaviate backend's second phase); total is the files to write.
+	SyncProgress func(done, total int)
 	// Rebuild discards the existing index first.
 	Rebuild bool
 	// Paths, when not nil, restricts the run to these slash paths below
@@ -76,7 +79,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err != nil || !e.remoteBackend() {
 		return rep, err
 	}
-	rep.Weaviate, err = e.syncWeaviate(ctx, rep.Generation)
+	rep.Weaviate, err = e.syncWeaviate(ctx, rep.Generation, opts.SyncProgress)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func (e *Engine) weaviateClient() (*weaviate.Client, error) {
 
 // syncWeaviate writes the current local index into the repository's
 // tenant (wvstore.Sync).
-func (e *Engine) syncWeaviate(ctx context.Context, gen int64) (*wvstore.SyncStats, error) {
+func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done, total int)) (*wvstore.SyncStats, error) {
 	c, err := e.weaviateClient()
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (e *Engine) syncWeaviate(ctx context.Context, gen int64) (*wvstore.SyncStat
 	st, err := wvstore.Sync(ctx, wvstore.Params{
 		Client: c, Prefix: e.cfg.Backend.Prefix, Tenant: e.Tenant(), Replicas: e.cfg.Backend.Replicas,
 		Root: e.root, DB: db, Embedder: e.indexEmbedder(), Batch: e.cfg.Embed.BatchSize, KeepSecrets: e.cfg.IncludeSecrets,
-		Info: wvstore.Info{Identity: id.Hash, Model: id.Model, Generation: gen, Root: e.root, Host: host},
+		Info: wvstore.Info{Identity: id.Hash, Model: id.Model, Generation: gen, Root: e.root, Host: host}, Progress: progress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("syncing %s into Weaviate (%s, tenant %s): %w", e.root, e.cfg.Backend.Weaviate.URL, st.Tenant, err)

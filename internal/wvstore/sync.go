@@ -66,6 +66,9 @@ type Params struct {
 	Info Info
 	// Workers prepare files concurrently (0: 2).
 	Workers int
+	// Progress, when set, is called after each file written, with the
+	// number of files to write.
+	Progress func(done, total int)
 }
 
 func (p *Params) class(name string) string {
@@ -244,6 +247,9 @@ func (p *Params) writeFiles(ctx context.Context, paths []string, local map[strin
 			files = append(files, file)
 			objects += len(objs)
 			written++
+			if p.Progress != nil {
+				p.Progress(written, len(paths)) // under mu: in order, one at a time
+			}
 			mu.Unlock()
 			return flush(gctx, false)
 		})
