@@ -71,6 +71,10 @@ type Status struct {
 	// QueryCache counts a long-lived server's cached answers: hits and
 	// misses since it started (absent outside servers).
 	QueryCache *CacheStats `json:"query_cache,omitempty"`
+	// Backend is where searches read with the weaviate backend: the
+	// server, the tenant and what its last sync wrote; absent for the
+	// local store.
+	Backend *BackendStatus `json:"backend,omitempty"`
 }
 
 // Redacted counts the secrets the index masked in file contents: chunks,
@@ -112,6 +116,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st := &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.Identity(), Skips: map[string]int{}}
+	if e.remoteBackend() {
+		st.Backend = e.backendStatus(ctx)
+	}
 	counts, err := db.Count(ctx)
 	if err != nil {
 		return nil, err

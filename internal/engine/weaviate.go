@@ -128,7 +128,8 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	if src.Info.Chunks == 0 {
 		return nil, fmt.Errorf("%w: tenant %s holds no chunks", ErrEmptyIndex, e.Tenant())
 	}
-	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout}
+	// Every channel is a request to the server: run them all at once.
+	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout, Concurrency: len(search.ChannelNames)}
 	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
 	if e.emb != nil && sreq.Uses("dense") && src.Len() > 0 {
 		s.Embedder, s.Vectors = e.emb, src
@@ -172,4 +173,32 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	}
 	resp.Stats.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return resp, nil
+}
+
+// BackendStatus is the weaviate backend's part of [Status].
+type BackendStatus struct {
+	BackendInfo
+	// Synced is the tenant's Index object: what the last sync wrote
+	// (identity, generation, counts, where and when); nil when the
+	// tenant was never synced or the server did not answer (see Error).
+	Synced *wvstore.Info `json:"synced,omitempty"`
+	// Error says why Synced is missing, with the fix.
+	Error string `json:"error,omitempty"`
+}
+
+// backendStatus reads the tenant's Index object.
+func (e *Engine) backendStatus(ctx context.Context) *BackendStatus {
+	bs := &BackendStatus{BackendInfo: e.Backend()}
+	c, err := e.weaviateClient()
+	if err != nil {
+		bs.Error = err.Error()
+		return bs
+	}
+	src, err := wvstore.Open(ctx, c, e.cfg.Backend.Prefix, bs.Tenant)
+	if err != nil {
+		bs.Error = err.Error()
+		return bs
+	}
+	bs.Synced = &src.Info
+	return bs
 }

@@ -4,6 +4,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -122,6 +123,11 @@ type Searcher struct {
 	EmbedTimeout time.Duration
 	// TotalChunks is the index's chunk count, for IDF; 0 means count it.
 	TotalChunks int
+	// Concurrency is how many recall channels run at once: 0 means
+	// GOMAXPROCS (at least two), right for a local index whose channels
+	// use the CPU; a remote source whose channels wait on the network
+	// sets more.
+	Concurrency int
 }
 
 // Channel limits: how many chunks each channel recalls before fusion
@@ -435,7 +441,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		denseErr                                 error
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
+	g.SetLimit(cmp.Or(s.Concurrency, max(2, runtime.GOMAXPROCS(0))))
 
 	// BM25 over all columns (the bm25-file channel reuses its hits).
 	g.Go(func() (err error) {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -386,5 +387,47 @@ func TestCompactLight(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("search changed by compaction (-before +after):\n%s", diff)
+	}
+}
+
+// TestVocabulary: the vocabulary lists every term with the document
+// frequency DocFreqs gives, before and after deletions leave dead
+// postings, and leaves out terms only deleted chunks held.
+func TestVocabulary(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	updates := goChunks(t, "container/list", 3)
+	apply(t, db, updates...)
+	check := func(when string) map[string]int {
+		t.Helper()
+		vocab := map[string]int{}
+		prev := ""
+		if err := db.Vocabulary(t.Context(), func(term string, df int) error {
+			if term <= prev {
+				t.Fatalf("%s: %q after %q: not in term order", when, term, prev)
+			}
+			prev, vocab[term] = term, df
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(vocab) == 0 {
+			t.Fatalf("%s: empty vocabulary", when)
+		}
+		terms := slices.Collect(maps.Keys(vocab))
+		want, err := db.DocFreqs(t.Context(), terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, vocab); diff != "" {
+			t.Errorf("%s: Vocabulary differs from DocFreqs (-DocFreqs +Vocabulary):\n%s", when, diff)
+		}
+		return vocab
+	}
+	before := check("after writing")
+	apply(t, db, store.Update{File: store.File{Path: updates[0].File.Path}, Delete: true})
+	after := check("after a deletion")
+	if len(after) >= len(before) {
+		t.Errorf("vocabulary has %d terms after a deletion, %d before: want the deleted file's own terms gone", len(after), len(before))
 	}
 }

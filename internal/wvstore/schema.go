@@ -96,7 +96,7 @@ func classes(prefix string, replicas int) []weaviate.Class {
 		MultiTenancy: true, Replicas: replicas,
 		Properties: []weaviate.Property{stored("info", "text")},
 	}
-	return []weaviate.Class{chunk, file, index}
+	return []weaviate.Class{chunk, file, index, termsClassOf(prefix, replicas)}
 }
 
 // tenantRE is Weaviate's tenant name syntax.

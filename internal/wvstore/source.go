@@ -29,10 +29,12 @@ type Source struct {
 	tenant string
 	chunk  string // class names
 	file   string
+	terms  string
 	Info   Info
 
 	mu   sync.Mutex
 	rows map[int64]store.ChunkRow
+
 	// Degraded says what the source could not do and did without (the
 	// document frequencies when a count failed); empty when nothing.
 	degraded string
@@ -65,7 +67,7 @@ func Open(ctx context.Context, c *weaviate.Client, prefix, tenant string) (*Sour
 	if info == nil {
 		return nil, fmt.Errorf("%w for tenant %s; run `ctx index --backend weaviate`", ErrNotSynced, tenant)
 	}
-	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, Info: *info, rows: map[int64]store.ChunkRow{}}, nil
+	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, terms: prefix + termsClass, Info: *info, rows: map[int64]store.ChunkRow{}}, nil
 }
 
 // Degraded returns what the source did without, or "".
@@ -257,6 +259,10 @@ func (s *Source) DocFreqs(ctx context.Context, terms []string) (map[string]int, 
 	if len(terms) == 0 {
 		return out, nil
 	}
+	if s.Info.TermBuckets > 0 {
+		return s.lookupTerms(ctx, terms)
+	}
+	// A tenant synced before it had a vocabulary: count per term.
 	fs := make([]weaviate.Filter, len(terms))
 	for i, t := range terms {
 		fs[i] = termFilter(t, 0)
@@ -365,17 +371,26 @@ func (s *Source) TopK(ctx context.Context, q []float32, k int) ([]int64, []float
 	return ids, sims, nil
 }
 
-// Cosines scores the chunks ids by a vector search restricted to them.
+// Cosines scores the chunks ids by a vector search restricted to them,
+// asking only for their ids (their rows are already known).
 func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float64, error) {
 	sim := make(map[int64]float64, len(ids))
 	for b := range slices.Chunk(ids, maxIDs) {
 		f := idsFilter("chunkId", b)
-		rows, hits, err := s.get(ctx, weaviate.Query{NearVector: &weaviate.NearVector{Vector: q}, Where: &f, Limit: len(b)})
+		hits, err := s.c.Get(ctx, weaviate.Query{Class: s.chunk, Tenant: s.tenant, Fields: []string{"chunkId"}, NearVector: &weaviate.NearVector{Vector: q}, Where: &f, Limit: len(b)})
 		if err != nil {
 			return nil, err
 		}
-		for i := range rows {
-			sim[rows[i].ID] = 1 - hits[i].Distance
+		for _, h := range hits {
+			var id string
+			if err := json.Unmarshal(h.Props["chunkId"], &id); err != nil {
+				return nil, fmt.Errorf("chunk object %s: %v", h.ID, err)
+			}
+			n, err := strconv.ParseInt(id, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("chunk object %s: chunkId %q", h.ID, id)
+			}
+			sim[n] = 1 - h.Distance
 		}
 	}
 	out := make([]float64, len(ids))

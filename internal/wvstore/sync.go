@@ -39,6 +39,9 @@ type Info struct {
 	Host string `json:"host"`
 	// Synced is when the last sync finished (RFC 3339, UTC).
 	Synced string `json:"synced"`
+	// TermBuckets is the bucket count of the tenant's Terms collection
+	// (its vocabulary); 0 when it has none.
+	TermBuckets int `json:"term_buckets,omitempty"`
 }
 
 // Params say what to sync where.
@@ -120,7 +123,7 @@ func Sync(ctx context.Context, p Params) (SyncStats, error) {
 	}
 	if info != nil && info.Identity != p.Info.Identity {
 		// Objects of another chunker or model: never mix them.
-		for _, cl := range []string{chunkClass, fileClass, indexClass} {
+		for _, cl := range []string{chunkClass, fileClass, indexClass, termsClass} {
 			if err := p.Client.DeleteTenants(ctx, p.class(cl), p.Tenant); err != nil {
 				return st, err
 			}
@@ -184,6 +187,15 @@ func Sync(ctx context.Context, p Params) (SyncStats, error) {
 	}
 	in := p.Info
 	in.Files, in.Chunks = counts.Files, counts.Chunks
+	in.TermBuckets = 0
+	if info != nil && !st.Rebuilt {
+		in.TermBuckets = info.TermBuckets
+	}
+	if n+st.Deleted > 0 || in.TermBuckets == 0 {
+		if in.TermBuckets, err = p.syncTerms(ctx, in.TermBuckets, in.TermBuckets == 0); err != nil {
+			return st, err
+		}
+	}
 	in.Synced = time.Now().UTC().Format(time.RFC3339)
 	if err := writeInfo(ctx, p.Client, p.class(indexClass), p.Tenant, in); err != nil {
 		return st, err
