@@ -821,6 +821,9 @@ func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 // Dependency is one import statement: in a file's own imports, what it
 // names; in its importers, who names it.
 type Dependency struct {
+	// Repo is the workspace member of the importing file, when it is
+	// another member than the file asked about ([DepsAcross]).
+	Repo string `json:"repo,omitempty"`
 	Path string `json:"path"` // the importing file
 	// PathBytes is set only when Path is not valid UTF-8: the base64 of
 	// its raw bytes (see [PathBytes]).
@@ -833,6 +836,9 @@ type Dependency struct {
 	// Internal is set when the import should resolve inside the
 	// repository; with no Target it is broken or unresolvable.
 	Internal bool `json:"internal"`
+	// TargetRepo is the workspace member Target is in, when the import
+	// resolves into another member ([DepsAcross]).
+	TargetRepo string `json:"target_repo,omitempty"`
 }
 
 // Deps is what a file imports and what imports it.

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/workspace"
 )
 
 // Member is one repository of a workspace search: the name its results
@@ -19,6 +20,9 @@ import (
 type Member struct {
 	Name   string
 	Engine *Engine
+	// Packages are what the member publishes (workspace.Packages), for
+	// imports across members ([DepsAcross]); nil: read when needed.
+	Packages []workspace.Package
 }
 
 // MemberStats is one member's part of a workspace answer (the
