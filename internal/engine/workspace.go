@@ -41,12 +41,14 @@ type MemberStats struct {
 	Error string `json:"error,omitempty"`
 }
 
-// workspaceSharpness is the exponent γ on a member's relevance in
-// [FindAcross]: how hard results of members that hold the query weakly
-// are pushed below those of the member that holds it best. Measured on
-// the semble DEV repositories as one workspace (scripts/workspace-bench):
-// see README "For teams".
-const workspaceSharpness = 4
+// densitySaturation is k in a member's term evidence d/(d + k·D): d the
+// share of the member's chunks that hold the term, D the share over the
+// whole workspace. Chosen on the semble DEV repositories as one workspace
+// (12 members; routing the query to its own repository by argmax of the
+// evidence): k 0.25, 0.5, 1, 2 routed 85%, 87%, 87%, 88% of the queries;
+// a plain "the vocabulary holds the term" test 81%, raw per-member BM25
+// scores 41%.
+const densitySaturation = 2
 
 // FindAcross answers req from every member of a workspace and merges the
 // answers into one ranking whose results each carry Repo.
@@ -56,16 +58,20 @@ const workspaceSharpness = 4
 // indexes are not comparable (BM25 depends on each index's statistics,
 // fusion on ranks only), so the merge puts each result at
 //
-//	rel(repo)^γ · score / best score of its repo
+//	rel(repo) · score / best score of its repo
 //
 // where rel is the member's evidence for the query relative to the best
-// member's: the query-weighted share of the query's terms the member's
-// vocabulary holds, each term weighted by its IDF over the whole workspace
-// (so a term common in one member and rare elsewhere counts as the
-// workspace sees it, not as that member does), times the mean cosine
-// similarity of the member's top three results to the query (the same
-// embedding model for every member, so comparable). γ is
-// workspaceSharpness.
+// member's: for each query term, its query weight times its IDF over the
+// whole workspace (a term common in one member and rare elsewhere counts
+// as the workspace sees it, not as that member does) times d/(d + k·D),
+// how much denser the term is in the member (d, the share of its chunks
+// holding it) than in the workspace (D), saturated (k is
+// densitySaturation); summed, then multiplied by the mean cosine
+// similarity of the member's top three results to the query (one
+// embedding model for every member, so comparable). A query that does
+// not say which repository it is about ("request helpers and header
+// access" in a workspace of three web frameworks) is answered from all of
+// them, interleaved by that evidence.
 //
 // A member that cannot answer (not indexed, another model) is reported in
 // Stats.Members with its fix and the others answer; when none can, the
@@ -151,7 +157,7 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 				best = max(best, h.Score)
 			}
 		}
-		w := math.Pow(rel[i], workspaceSharpness)
+		w := rel[i]
 		for _, h := range r.Results {
 			h.Repo = m.Name
 			s := 0.0
@@ -218,48 +224,43 @@ func (e *Engine) termStats(ctx context.Context, terms []string) (termStats, erro
 
 // memberRelevance returns each member's evidence for the query relative
 // to the best member's (see [FindAcross]); 0 for a member that did not
-// answer. With no query term in any vocabulary, every answering member
-// gets 1 from coverage and only the cosines tell them apart.
+// answer, 1 for every answering one when none holds any query term.
 func memberRelevance(terms []analyze.Term, stats []termStats, resps []*FindResponse) []float64 {
 	n, df := 0, map[string]int{}
-	for _, s := range stats {
+	for i, s := range stats {
+		if resps[i] == nil {
+			continue
+		}
 		n += s.chunks
 		for t, c := range s.df {
 			df[t] += c
 		}
 	}
-	idf := func(t string) float64 {
-		d := float64(df[t])
-		return math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
-	}
 	out := make([]float64, len(resps))
 	best := 0.0
 	for i, r := range resps {
-		if r == nil {
+		if r == nil || stats[i].chunks == 0 {
 			continue
 		}
-		var held, all float64
+		ev := 0.0
 		for _, t := range terms {
-			if df[t.Text] == 0 {
+			all := float64(df[t.Text])
+			if all == 0 {
 				continue // in no member: tells none apart
 			}
-			w := t.Weight * idf(t.Text)
-			all += w
-			if stats[i].df[t.Text] > 0 {
-				held += w
-			}
+			idf := math.Log(1 + (float64(n)-all+0.5)/(all+0.5))
+			d := float64(stats[i].df[t.Text]) / float64(stats[i].chunks)
+			ev += t.Weight * idf * d / (d + densitySaturation*all/float64(n))
 		}
-		cov := 1.0
-		if all > 0 {
-			cov = held / all
-		}
-		out[i] = cov * topCosine(r.Results, 3)
+		out[i] = ev * topCosine(r.Results, 3)
 		best = max(best, out[i])
 	}
 	for i := range out {
-		if best > 0 {
+		switch {
+		case resps[i] == nil:
+		case best > 0:
 			out[i] /= best
-		} else if resps[i] != nil {
+		default:
 			out[i] = 1
 		}
 	}
