@@ -48,6 +48,10 @@ type Class struct {
 	// Distance is the vector distance metric ("cosine", "dot", "l2-squared",
 	// ...); "" means "cosine".
 	Distance string
+	// Stopwords is invertedIndexConfig.stopwords.preset: "en" (the
+	// server's default when ""), or "none" so that BM25 queries keep every
+	// term they are given.
+	Stopwords string
 }
 
 // nameRE is the syntax of a GraphQL name, which class and property names
@@ -88,6 +92,13 @@ type wireClass struct {
 	VectorIndexConfig *struct {
 		Distance string `json:"distance,omitempty"`
 	} `json:"vectorIndexConfig,omitempty"`
+	InvertedIndexConfig *wireInverted `json:"invertedIndexConfig,omitempty"`
+}
+
+type wireInverted struct {
+	Stopwords struct {
+		Preset string `json:"preset"`
+	} `json:"stopwords"`
 }
 
 func toWire(cl Class) wireClass {
@@ -121,6 +132,10 @@ func toWire(cl Class) wireClass {
 	w.VectorIndexConfig = &struct {
 		Distance string `json:"distance,omitempty"`
 	}{Distance: dist}
+	if cl.Stopwords != "" {
+		w.InvertedIndexConfig = &wireInverted{}
+		w.InvertedIndexConfig.Stopwords.Preset = cl.Stopwords
+	}
 	return w
 }
 

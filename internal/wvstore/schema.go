@@ -72,6 +72,10 @@ func classes(prefix string, replicas int) []weaviate.Class {
 	chunk := weaviate.Class{
 		Name: prefix + chunkClass, Description: "ctx: one chunk of a repository's code",
 		MultiTenancy: true, Replicas: replicas,
+		// ctx's query analysis drops its own stopwords and keeps the code
+		// words English lists hold ("if", "not", "for"): Weaviate must not
+		// drop more.
+		Stopwords: "none",
 		Properties: []weaviate.Property{
 			field("chunkId"), field("fileId"), field("path"), field("language"), field("nameLower"), field("fileHash"),
 			stored("kind", "text"), stored("symbol", "text"), stored("name", "text"),
