@@ -416,24 +416,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 			resp.Stats.Fresh, resp.Stats.Stale = false, note
 		}
 	}
-	statCache := map[string]bool{}
-	for _, r := range res {
-		stale, ok := statCache[r.Path]
-		if !ok {
-			stale = e.changed(r.Path, r.FileSize, r.FileTime)
-			statCache[r.Path] = stale
-		}
-		if stale {
-			resp.Stats.Fresh = false
-		}
-		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
-			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
-			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb, PathBytes: PathBytes(r.Path)}
-		if req.Full {
-			h.Code = e.code(r, stale)
-		}
-		resp.Results = append(resp.Results, h)
-	}
+	e.appendHits(resp, res, req.Full, e.changed)
 	if req.Expand.Seeds > 0 {
 		if err := e.expandInto(ctx, query, req, resp); err != nil {
 			return nil, err
@@ -445,6 +428,30 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		e.cache.put(ckey, &kept)
 	}
 	return resp, nil
+}
+
+// appendHits appends the search results to resp as hits, each marked
+// stale (and resp not fresh) when changed says its file changed on disk
+// since it was indexed, with its code when full is set.
+func (e *Engine) appendHits(resp *FindResponse, res []search.Result, full bool, changed func(rel string, size, mtime int64) bool) {
+	statCache := map[string]bool{}
+	for _, r := range res {
+		stale, ok := statCache[r.Path]
+		if !ok {
+			stale = changed(r.Path, r.FileSize, r.FileTime)
+			statCache[r.Path] = stale
+		}
+		if stale {
+			resp.Stats.Fresh = false
+		}
+		h := Hit{Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine, Score: round(r.Score), Language: r.Language,
+			Kind: r.Kind, Symbol: r.Symbol, Summary: r.Summary, Stale: stale, Channels: r.Channels, Boosts: r.Boosts,
+			StartByte: r.StartByte, EndByte: r.EndByte, breadcrumb: r.Breadcrumb, PathBytes: PathBytes(r.Path)}
+		if full {
+			h.Code = e.code(r, stale)
+		}
+		resp.Results = append(resp.Results, h)
+	}
 }
 
 // expandInto appends to resp the context pieces of its best results

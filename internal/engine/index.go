@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ctx-dev/ctx/internal/wvstore"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/index"
 	"github.com/ctx-dev/ctx/internal/store"
+	"github.com/ctx-dev/ctx/internal/wvstore"
 )
 
 // IndexOptions configures [Engine.Index].

@@ -66,6 +66,27 @@ func TestWeaviateBackend(t *testing.T) {
 		}
 	}
 
+	// Another machine's checkout of the same repository (its own file
+	// times, no local index) reads the same tenant and finds it fresh;
+	// an edit there makes that file stale.
+	clone := t.TempDir()
+	if err := os.CopyFS(clone, os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	cloneCfg := remote
+	cloneCfg.CacheDir, cloneCfg.Backend.Tenant = t.TempDir(), er.Tenant()
+	ec := open(t, cloneCfg, clone, nil)
+	time.Sleep(10 * time.Millisecond) // a later mtime for the edit below
+	cr := find(t, ec, engine.FindRequest{Query: "retry with backoff", Limit: 5})
+	if len(cr.Results) == 0 || !cr.Stats.Fresh || cr.Results[0].Stale {
+		t.Errorf("a clone reading the tenant: fresh %v, %v", cr.Stats.Fresh, hitKeys(cr.Results))
+	}
+	writeFile(t, clone, cr.Results[0].Path, "package client\n")
+	cr = find(t, ec, engine.FindRequest{Query: "retry with backoff", Limit: 5})
+	if cr.Stats.Fresh || !cr.Results[0].Stale {
+		t.Errorf("an edit in the clone: fresh %v, top stale %v, want not fresh and stale", cr.Stats.Fresh, cr.Results[0].Stale)
+	}
+
 	// Nothing changed: nothing written.
 	rep = index(t, er, engine.IndexOptions{})
 	if rep.Weaviate.Written != 0 || rep.Weaviate.Deleted != 0 {

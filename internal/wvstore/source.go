@@ -32,8 +32,9 @@ type Source struct {
 	terms  string
 	Info   Info
 
-	mu   sync.Mutex
-	rows map[int64]store.ChunkRow
+	mu     sync.Mutex
+	rows   map[int64]store.ChunkRow
+	hashes map[string]string // path → content hash (hex SHA-256) of the rows seen
 
 	// Degraded says what the source could not do and did without (the
 	// document frequencies when a count failed); empty when nothing.
@@ -67,7 +68,15 @@ func Open(ctx context.Context, c *weaviate.Client, prefix, tenant string) (*Sour
 	if info == nil {
 		return nil, fmt.Errorf("%w for tenant %s; run `ctx index --backend weaviate`", ErrNotSynced, tenant)
 	}
-	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, terms: prefix + termsClass, Info: *info, rows: map[int64]store.ChunkRow{}}, nil
+	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, terms: prefix + termsClass, Info: *info, rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}}, nil
+}
+
+// FileHash returns the content hash (hex SHA-256) the index holds for a
+// file whose chunks a query of this source returned, or "".
+func (s *Source) FileHash(path string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hashes[path]
 }
 
 // Degraded returns what the source did without, or "".
@@ -79,7 +88,7 @@ func (s *Source) Degraded() string {
 
 // chunkFields are the chunk properties a row needs.
 var chunkFields = []string{"chunkId", "fileId", "path", "language", "kind", "symbol", "name", "breadcrumb", "summary",
-	"startLine", "endLine", "startByte", "endByte", "part", "fileSize", "fileTime"}
+	"startLine", "endLine", "startByte", "endByte", "part", "fileSize", "fileTime", "fileHash"}
 
 // Count returns the chunk and file counts of the last sync.
 func (s *Source) Count(context.Context) (store.Counts, error) {
@@ -119,14 +128,19 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 		return nil, nil, err
 	}
 	rows := make([]store.ChunkRow, len(hits))
+	hashes := make([]string, len(hits))
 	for i, h := range hits {
 		if err := decodeRow(h.Props, &rows[i]); err != nil {
 			return nil, nil, fmt.Errorf("chunk object %s: %w", h.ID, err)
 		}
+		_ = json.Unmarshal(h.Props["fileHash"], &hashes[i])
 	}
 	s.mu.Lock()
-	for _, r := range rows {
+	for i, r := range rows {
 		s.rows[r.ID] = r
+		if hashes[i] != "" {
+			s.hashes[r.Path] = hashes[i]
+		}
 	}
 	s.mu.Unlock()
 	return rows, hits, nil
