@@ -192,3 +192,33 @@ func TestWeaviateNodeDown(t *testing.T) {
 		}
 	}
 }
+
+// TestWeaviateConcurrentRepos: two processes' worth of engines indexing
+// different repositories into one fresh set of collections at the same
+// moment both succeed (the collections are created once between them),
+// and each answers from its own tenant.
+func TestWeaviateConcurrentRepos(t *testing.T) {
+	url := weaviatetest.URL(t)
+	cfg := weaviateConfig(t, testConfig(t), url)
+	a, b := cfg, cfg
+	a.CacheDir, b.CacheDir = t.TempDir(), t.TempDir()
+	ea, eb := open(t, a, writeTxtar(t, wsAPI), nil), open(t, b, writeTxtar(t, wsWeb), nil)
+	errs := make(chan error, 2)
+	for _, e := range []*engine.Engine{ea, eb} {
+		go func() {
+			_, err := e.Index(t.Context(), engine.IndexOptions{})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent index: %v", err)
+		}
+	}
+	if r := find(t, ea, engine.FindRequest{Query: "token bucket", Limit: 3}); len(r.Results) == 0 || r.Results[0].Path != "limit/bucket.go" {
+		t.Errorf("api: %v", hitKeys(r.Results))
+	}
+	if r := find(t, eb, engine.FindRequest{Query: "mustache template", Limit: 3}); len(r.Results) == 0 || r.Results[0].Path != "src/render.js" {
+		t.Errorf("web: %v", hitKeys(r.Results))
+	}
+}
