@@ -55,6 +55,11 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	w := d.IO.Out
 	fmt.Fprintf(w, "root:          %s\n", st.Root)
+	if st.NoLocalIndex {
+		writeBackend(w, st)
+		fmt.Fprintln(w, "local index:   none here: searches read the tenant alone (`ctx index --backend weaviate` builds one and updates the tenant)")
+		return nil
+	}
 	fmt.Fprintf(w, "index:         %s (%s)\n", st.IndexPath, humanBytes(st.IndexBytes))
 	fmt.Fprintf(w, "files:         %d\n", st.Files)
 	if st.Vectors > 0 {
@@ -85,6 +90,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	writeRedacted(w, st.Redacted)
 	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
+	writeBackend(w, st)
 	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)
 	fmt.Fprintf(w, "identity:      schema %d, chunker %d, analyzer %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Analyzer, st.Identity.Model, st.Identity.Hash)
 	if st.Stale {
@@ -155,4 +161,23 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// writeBackend prints the weaviate backend's line of ctx status.
+func writeBackend(w io.Writer, st *engine.Status) {
+	b := st.Backend
+	if b == nil {
+		return
+	}
+	switch {
+
+	case b.Synced != nil:
+		fmt.Fprintf(w, "backend:       weaviate %s, tenant %s: %d files, %d chunks, generation %d, synced %s from %s:%s\n",
+			b.URL, b.Tenant, b.Synced.Files, b.Synced.Chunks, b.Synced.Generation, b.Synced.Synced, b.Synced.Host, b.Synced.Root)
+		if b.Synced.Identity != st.Identity.Hash {
+			fmt.Fprintf(w, "               the tenant was written by another ctx build or model (%s): run `ctx index --backend weaviate`\n", b.Synced.Model)
+		}
+	default:
+		fmt.Fprintf(w, "backend:       weaviate %s, tenant %s: %s\n", b.URL, b.Tenant, b.Error)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -71,6 +72,10 @@ type Status struct {
 	// QueryCache counts a long-lived server's cached answers: hits and
 	// misses since it started (absent outside servers).
 	QueryCache *CacheStats `json:"query_cache,omitempty"`
+	// NoLocalIndex is set, with the weaviate backend, when this checkout
+	// has no local index: the counts above are then empty and searches
+	// read the tenant alone.
+	NoLocalIndex bool `json:"no_local_index,omitempty"`
 	// Backend is where searches read with the weaviate backend: the
 	// server, the tenant and what its last sync wrote; absent for the
 	// local store.
@@ -106,6 +111,11 @@ const RedactedListMax = 20
 // no index.
 func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	db, err := e.openDB(ctx, true)
+	if errors.Is(err, ErrNotIndexed) && e.remoteBackend() {
+		// A team member's checkout may have no local index: searches
+		// read the tenant alone.
+		return &Status{Root: e.root, IndexPath: e.dbPath, Identity: e.Identity(), NoLocalIndex: true, Backend: e.backendStatus(ctx)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

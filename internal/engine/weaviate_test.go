@@ -76,6 +76,9 @@ func TestWeaviateBackend(t *testing.T) {
 	cloneCfg := remote
 	cloneCfg.CacheDir, cloneCfg.Backend.Tenant = t.TempDir(), er.Tenant()
 	ec := open(t, cloneCfg, clone, nil)
+	if st := status(t, ec); !st.NoLocalIndex || st.Backend == nil || st.Backend.Synced == nil || st.Backend.Synced.Files != len(fixtureFiles) {
+		t.Errorf("status of a clone without a local index = %+v", st)
+	}
 	time.Sleep(10 * time.Millisecond) // a later mtime for the edit below
 	cr := find(t, ec, engine.FindRequest{Query: "retry with backoff", Limit: 5})
 	if len(cr.Results) == 0 || !cr.Stats.Fresh || cr.Results[0].Stale {
