@@ -20,6 +20,11 @@ import (
 // or doc comment as two.
 var bm25Weights = store.BM25Weights{3, 2, 2, 1}
 
+// ColumnWeights returns the BM25 column weights every search's BM25
+// channels use (a store that bakes them into its documents, such as the
+// Weaviate backend's, checks them against these).
+func ColumnWeights() store.BM25Weights { return bm25Weights }
+
 // weights are the per-channel RRF weights for one query kind.
 type weights struct {
 	bm25, code, phrase, symbol, path, mention, dense float64

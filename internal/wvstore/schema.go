@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/weaviate"
 )
@@ -49,6 +50,38 @@ var termProps = [store.NumColumns]string{
 	store.ColPath: "tPath",
 	store.ColDoc:  "tDoc",
 	store.ColBody: "tBody",
+}
+
+// allProp holds every column's terms in one property, each repeated by
+// its column's weight in allWeights: one BM25 over it weighs term
+// frequencies by column and saturates them once, as the local index's
+// BM25 does (store.BM25TermScore), where a query over the four column
+// properties is four BM25 scores added up (Weaviate scores each property
+// on its own) and costs four times the work. Only the document length
+// differs: the weighted count of terms, not the plain one.
+const allProp = "tAll"
+
+// allWeights are the column weights allProp bakes in: the search
+// package's BM25 weights, recorded in the tenant's Info (a change
+// rewrites the tenant). A query with other weights or a column mask
+// searches the column properties.
+var allWeights = search.ColumnWeights()
+
+// weightedTerms returns the allProp text of a chunk's columns.
+func weightedTerms(cols [store.NumColumns]string) string {
+	var b strings.Builder
+	for c, text := range cols {
+		for range int(allWeights[c]) {
+			if text == "" {
+				break
+			}
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(text)
+		}
+	}
+	return b.String()
 }
 
 var (
@@ -87,6 +120,7 @@ func classes(prefix string, replicas int) []weaviate.Class {
 	for _, p := range termProps {
 		chunk.Properties = append(chunk.Properties, weaviate.Property{Name: p, DataType: "text", Tokenization: "whitespace", Searchable: yes, Filterable: yes})
 	}
+	chunk.Properties = append(chunk.Properties, weaviate.Property{Name: allProp, DataType: "text", Tokenization: "whitespace", Searchable: yes, Filterable: no})
 	file := weaviate.Class{
 		Name: prefix + fileClass, Description: "ctx: one indexed file of a repository",
 		MultiTenancy: true, Replicas: replicas,

@@ -211,16 +211,22 @@ func termFilter(t string, mask uint8) weaviate.Filter {
 	return weaviate.Or(fs...)
 }
 
-// SearchBM25 runs q through Weaviate's BM25F over the term properties,
-// weighted by q.Weights; ties go by ascending chunk id, as locally.
+// SearchBM25 runs q through Weaviate's BM25: over allProp when q has the
+// baked-in weights and no column mask, else over the column properties
+// weighted by q.Weights (Weaviate adds up one BM25 score per property);
+// ties go by ascending chunk id, as locally.
 func (s *Source) SearchBM25(ctx context.Context, q store.BM25Query) ([]store.Hit, error) {
 	if len(q.Terms) == 0 || q.Limit <= 0 {
 		return nil, nil
 	}
 	var props []string
-	for c, p := range termProps {
-		if (q.Columns == 0 || q.Columns&(1<<c) != 0) && q.Weights[c] > 0 {
-			props = append(props, p+"^"+strconv.FormatFloat(q.Weights[c], 'g', -1, 64))
+	if q.Columns == 0 && q.Weights == s.Info.AllWeights && s.Info.Objects >= objectsVersion {
+		props = []string{allProp}
+	} else {
+		for c, p := range termProps {
+			if (q.Columns == 0 || q.Columns&(1<<c) != 0) && q.Weights[c] > 0 {
+				props = append(props, p+"^"+strconv.FormatFloat(q.Weights[c], 'g', -1, 64))
+			}
 		}
 	}
 	var where []weaviate.Filter

@@ -42,7 +42,15 @@ type Info struct {
 	// TermBuckets is the bucket count of the tenant's Terms collection
 	// (its vocabulary); 0 when it has none.
 	TermBuckets int `json:"term_buckets,omitempty"`
+	// Objects says what the chunk objects hold: 2 when they carry the
+	// weighted all-columns terms (allProp); 0 for tenants written before.
+	Objects int `json:"objects,omitempty"`
+	// AllWeights are the column weights baked into allProp.
+	AllWeights store.BM25Weights `json:"all_weights"`
 }
+
+// objectsVersion is [Info].Objects of what this build writes.
+const objectsVersion = 2
 
 // Params say what to sync where.
 type Params struct {
@@ -121,8 +129,9 @@ func Sync(ctx context.Context, p Params) (SyncStats, error) {
 	if err != nil {
 		return st, err
 	}
-	if info != nil && info.Identity != p.Info.Identity {
-		// Objects of another chunker or model: never mix them.
+	if info != nil && (info.Identity != p.Info.Identity || info.Objects != objectsVersion || info.AllWeights != allWeights) {
+		// Objects of another chunker or model, or of an older object
+		// layout: never mix them.
 		for _, cl := range []string{chunkClass, fileClass, indexClass, termsClass} {
 			if err := p.Client.DeleteTenants(ctx, p.class(cl), p.Tenant); err != nil {
 				return st, err
@@ -187,6 +196,7 @@ func Sync(ctx context.Context, p Params) (SyncStats, error) {
 	}
 	in := p.Info
 	in.Files, in.Chunks = counts.Files, counts.Chunks
+	in.Objects, in.AllWeights = objectsVersion, allWeights
 	in.TermBuckets = 0
 	if info != nil && !st.Rebuilt {
 		in.TermBuckets = info.TermBuckets
@@ -298,6 +308,7 @@ func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Objec
 		for col, name := range termProps {
 			props[name] = c.Terms[col]
 		}
+		props[allProp] = weightedTerms(c.Terms)
 		o := weaviate.Object{ID: uuid, Class: p.class(chunkClass), Tenant: p.Tenant, Properties: props}
 		if c.EmbedKey != nil {
 			enc, ok := u.Vectors[string(c.EmbedKey)]

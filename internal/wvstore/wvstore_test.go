@@ -124,3 +124,13 @@ func TestTermFilter(t *testing.T) {
 		t.Errorf("termFilter(path) = %+v, want Equal on tPath", f)
 	}
 }
+
+func TestWeightedTerms(t *testing.T) {
+	defer func(w store.BM25Weights) { allWeights = w }(allWeights)
+	allWeights = store.BM25Weights{3, 2, 2, 1}
+	got := weightedTerms([store.NumColumns]string{store.ColName: "serve conn", store.ColPath: "net http", store.ColBody: "read loop"})
+	want := "serve conn serve conn serve conn net http net http read loop"
+	if got != want {
+		t.Errorf("weightedTerms = %q, want %q", got, want)
+	}
+}
