@@ -81,10 +81,11 @@ type Server struct {
 	engines map[string]*engine.Engine // by repository root
 	jobs    map[string]*indexJob      // by repository root
 	closed  bool
-	// stopWatch ends the root's watcher and watchDone is closed when it
-	// has stopped (nil when the server does not watch).
-	stopWatch context.CancelFunc
-	watchDone chan struct{}
+	// watchers are the running watchers by repository root: the server
+	// root's, and those of workspace members a tool searched while the
+	// server watches (watchCtx, set by Watch, is their parent).
+	watchers map[string]*watcher
+	watchCtx context.Context
 	// pages keeps codebase_retrieval answers for calls the engine
 	// answers from its query cache.
 	pages *lru.Cache[string, *cachedPage]
@@ -95,45 +96,78 @@ type Server struct {
 // call, answers say fresh only when every edit made before them is
 // indexed, and a repository without an index is indexed at once. It
 // returns at once; [Server.Close] stops the watcher. A root ctx refuses
-// to index (the home directory, /) is not watched (logged).
+// to index (the home directory, /) is not watched (logged). Once it is
+// called, each workspace member a tool searches gets a watcher of its own.
 func (s *Server) Watch(ctx context.Context) {
-	e, err := s.engine(s.root)
+	s.mu.Lock()
+	if s.watchCtx == nil {
+		s.watchCtx = ctx
+	}
+	s.mu.Unlock()
+	s.watch(ctx, s.root)
+}
+
+// watcher is one running watcher: cancel stops it, done is closed when it
+// has stopped.
+type watcher struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// watchMember starts a watcher for a workspace member's root when the
+// server watches (Watch was called), so each member keeps its own index
+// fresh as the server root's is.
+func (s *Server) watchMember(root string) {
+	s.mu.Lock()
+	ctx := s.watchCtx
+	s.mu.Unlock()
+	if ctx != nil {
+		s.watch(ctx, root)
+	}
+}
+
+// watch starts root's watcher unless one runs.
+func (s *Server) watch(ctx context.Context, root string) {
+	e, err := s.engine(root)
 	if err != nil {
-		s.log.Warn("not watching", "root", s.root, "err", err)
+		s.log.Warn("not watching", "root", root, "err", err)
 		return
 	}
 	cfg := e.Config()
-	if err := discover.CheckRoot(s.root, cfg.Home, cfg.Force); err != nil {
-		s.log.Warn("not watching", "root", s.root, "err", err)
+	if err := discover.CheckRoot(root, cfg.Home, cfg.Force); err != nil {
+		s.log.Warn("not watching", "root", root, "err", err)
 		return
 	}
-	if !s.opts.AutoIndex && !s.hasIndex(s.root) {
+	if !s.opts.AutoIndex && !s.hasIndex(root) {
 		// The watcher's first run would build the index the server was
 		// told not to build on its own.
-		s.log.Info("not watching a repository without an index (--no-auto-index)", "root", s.root)
+		s.log.Info("not watching a repository without an index (--no-auto-index)", "root", root)
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	w := &watcher{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
-	if s.closed || s.stopWatch != nil {
+	if s.closed || s.watchers[root] != nil {
 		s.mu.Unlock()
 		cancel()
 		return
 	}
-	s.stopWatch, s.watchDone = cancel, done
+	if s.watchers == nil {
+		s.watchers = map[string]*watcher{}
+	}
+	s.watchers[root] = w
 	s.mu.Unlock()
 	go func() {
-		defer close(done)
+		defer close(w.done)
 		err := e.Watch(ctx, &engine.WatchOptions{OnRun: func(r engine.WatchRun) {
 			if r.Err != nil {
-				s.log.Warn("watcher's index run", "err", r.Err)
+				s.log.Warn("watcher's index run", "root", root, "err", r.Err)
 				return
 			}
-			s.log.Info("watcher's index run", "run", r.String())
+			s.log.Info("watcher's index run", "root", root, "run", r.String())
 		}})
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("the watcher stopped; answers check file times instead", "err", err)
+			s.log.Warn("the watcher stopped; answers check file times instead", "root", root, "err", err)
 		}
 	}()
 }
@@ -143,7 +177,7 @@ func (s *Server) Watch(ctx context.Context) {
 func (s *Server) watching(root string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return root == s.root && s.stopWatch != nil
+	return s.watchers[root] != nil
 }
 
 // New builds a server for opts.Root (which must be an existing
@@ -219,11 +253,14 @@ func (s *Server) Close() error {
 	}
 	engines := s.engines
 	s.engines = map[string]*engine.Engine{}
-	stop, done := s.stopWatch, s.watchDone
+	watchers := s.watchers
+	s.watchers = nil
 	s.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
+	for _, w := range watchers {
+		w.cancel()
+	}
+	for _, w := range watchers {
+		<-w.done
 	}
 	for _, j := range jobs {
 		j.cancel()

@@ -33,6 +33,7 @@ func (s *Server) workspaceMembers(name string) ([]engine.Member, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workspace %s, member %s: %w", name, m.Name, err)
 		}
+		s.watchMember(m.Root)
 		out = append(out, engine.Member{Name: m.Name, Engine: e})
 	}
 	return out, nil

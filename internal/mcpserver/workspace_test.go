@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/internal/mcpserver"
 	"github.com/ctx-dev/ctx/internal/workspace"
@@ -70,5 +71,41 @@ func TestWorkspaceTools(t *testing.T) {
 	msg, isErr := call(t, e.cs, "codebase_retrieval", map[string]any{"information_request": "tax", "workspace": "nope"}, nil)
 	if !isErr || !strings.Contains(msg, "no such workspace") {
 		t.Errorf("unknown workspace: %v %q", isErr, msg)
+	}
+}
+
+// TestWorkspaceMemberWatched: with the server watching, a workspace
+// member a tool searched keeps its own index fresh: an edit there is
+// found by a later call without anyone running ctx index.
+func TestWorkspaceMemberWatched(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	e := newEnv(t, envOptions{tools: mcpserver.ToolsAll})
+	other := filepath.Join(t.TempDir(), "billing")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "vat.go"), []byte("package billing\n\n// VATRate returns the tax rate.\nfunc VATRate() float64 { return 0.2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index(t, e.cfg, other)
+	if _, err := workspace.Add("team", []string{e.root, other}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Watch(t.Context())
+	var out mcpserver.SearchOutput
+	mustCall(t, e.cs, "search_code", map[string]any{"query": "tax rate", "workspace": "team"}, &out)
+	if err := os.WriteFile(filepath.Join(other, "refund.go"), []byte("package billing\n\n// RefundWindowDays is how long a customer may ask for a refund.\nfunc RefundWindowDays() int { return 30 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mustCall(t, e.cs, "search_code", map[string]any{"query": "refund window days", "workspace": "team"}, &out)
+		if len(out.Results) > 0 && out.Results[0].Path == "refund.go" && out.Results[0].Repo == "billing" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the member's new file was not found within 15s: %+v", out.Results)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
