@@ -34,12 +34,7 @@ another member's Go module, npm package or Python package resolves into that mem
 		Example: `  ctx deps net/http/server.go
   ctx deps src/app/views.py --json
   ctx deps main.go --workspace backend`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return flagError{fmt.Errorf("deps needs one FILE")}
-			}
-			return nil
-		},
+		Args: oneArg("deps needs one FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
 			return runDeps(cmd.Context(), opts)

@@ -240,6 +240,17 @@ func needsArg(msg string) cobra.PositionalArgs {
 	}
 }
 
+// oneArg is the positional-argument check of a command that takes
+// exactly one argument: anything else is a usage error saying msg.
+func oneArg(msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return flagError{errors.New(msg)}
+		}
+		return nil
+	}
+}
+
 // textArg returns a command's free text: its arguments joined by spaces,
 // or standard input when the only argument is "-".
 func textArg(args []string, in io.Reader) (string, error) {

@@ -425,12 +425,7 @@ are still imported.`,
 		Example: `  ctx memory import memories.jsonl
   ctx memory export --repo ../old | ctx memory import -
   ctx memory import memories.jsonl --json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return flagError{fmt.Errorf("memory import needs one FILE (- for standard input)")}
-			}
-			return nil
-		},
+		Args: oneArg("memory import needs one FILE (- for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
 			if runF != nil {

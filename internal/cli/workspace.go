@@ -253,12 +253,7 @@ no files changed since, built by this ctx and model). Piped, each member is one
 tab-separated row: name, root, indexed, fresh, note.`,
 		Example: `  ctx workspace show backend
   ctx workspace show backend --json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return flagError{errors.New("workspace show needs one NAME")}
-			}
-			return nil
-		},
+		Args: oneArg("workspace show needs one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
 			if runF != nil {
