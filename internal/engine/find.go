@@ -273,7 +273,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return e.findWeaviate(ctx, req)
 	}
 	start := time.Now()
-	query, cut := e.CutQuery(req.Query)
+	query, _ := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
 	// A watcher's word on freshness is taken before the view is read, so
 	// the view is at least as new as the edits it vouches for.
@@ -383,19 +383,9 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, err
 	}
-	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
-		// Only the dense channel was asked for: there is nothing to fall
-		// back on.
-		return nil, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
-	}
 	resp.Raw = res
-	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
-	if cut {
-		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
-	}
-	if st.DenseErr != nil {
-		resp.Stats.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, s.EmbedTimeout)
-		e.log.Info("searching without the dense channel", "err", st.DenseErr)
+	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, gen, req.Query, query); err != nil {
+		return nil, err
 	}
 	if v.head.running {
 		resp.Stats.Fresh = false
@@ -428,6 +418,28 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		e.cache.put(ckey, &kept)
 	}
 	return resp, nil
+}
+
+// searchStats is the stats of a search's answer: its search statistics,
+// the index generation gen, the query as given and as searched (cut when
+// they differ), and the degraded note when the dense channel failed (the
+// embedding timeout names its setting). Error: the dense channel failed
+// and no other channel was asked for, so nothing answered.
+func (e *Engine) searchStats(st search.Stats, sreq search.Request, embedTimeout time.Duration, gen int64, given, searched string) (FindStats, error) {
+	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
+		// Only the dense channel was asked for: there is nothing to fall
+		// back on.
+		return FindStats{}, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
+	}
+	fs := FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
+	if given != searched {
+		fs.QueryTruncated, fs.QueryBytes, fs.QuerySearchedBytes = true, len(given), len(searched)
+	}
+	if st.DenseErr != nil {
+		fs.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, embedTimeout)
+		e.log.Info("searching without the dense channel", "err", st.DenseErr)
+	}
+	return fs, nil
 }
 
 // appendHits appends the search results to resp as hits, each marked

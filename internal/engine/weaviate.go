@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/go-git/gcfg"
@@ -107,7 +106,7 @@ func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done
 // here is stale).
 func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	start := time.Now()
-	query, cut := e.CutQuery(req.Query)
+	query, _ := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
 	c, err := e.weaviateClient()
 	if err != nil {
@@ -140,17 +139,9 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	if err != nil {
 		return nil, fmt.Errorf("searching tenant %s in Weaviate: %w", e.Tenant(), err)
 	}
-	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
-		return nil, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
-	}
 	resp.Raw = res
-	resp.Stats = FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: src.Info.Generation,
-		Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
-	if cut {
-		resp.Stats.QueryTruncated, resp.Stats.QueryBytes, resp.Stats.QuerySearchedBytes = true, len(req.Query), len(query)
-	}
-	if st.DenseErr != nil {
-		resp.Stats.Degraded = "dense channel unavailable: " + denseCause(st.DenseErr, s.EmbedTimeout)
+	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, src.Info.Generation, req.Query, query); err != nil {
+		return nil, err
 	}
 	if d := src.Degraded(); d != "" {
 		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, d)
