@@ -15,9 +15,9 @@ const eachPage = 1000
 // tenant, "" for a single-tenant class), in UUID order, paging with
 // Weaviate's cursor API (GET /v1/objects with after=), so a class of any
 // size is listed without the query result cap (QUERY_MAXIMUM_RESULTS).
-// fields is accepted for symmetry with [Query] but the REST listing sends
-// every property. An error from fn stops the listing and is returned.
-func (c *Client) Each(ctx context.Context, class, tenant string, fields []string, fn func(props map[string]json.RawMessage) error) error {
+// The listing carries every property. An error from fn stops it and is
+// returned.
+func (c *Client) Each(ctx context.Context, class, tenant string, fn func(props map[string]json.RawMessage) error) error {
 	if err := checkName("class", class); err != nil {
 		return fmt.Errorf("weaviate list: %v", err)
 	}

@@ -181,7 +181,7 @@ func (s *Source) ChunksByName(ctx context.Context, names []string, limit int) ([
 	}
 	low := make([]string, len(names))
 	for i, n := range names {
-		low[i] = lower(n)
+		low[i] = strings.ToLower(n)
 	}
 	f := weaviate.Filter{Operator: "ContainsAny", Path: []string{"nameLower"}, Texts: low}
 	// Weaviate returns matches in no set order: ask for more than limit so
@@ -463,8 +463,6 @@ func idsFilter(prop string, ids []int64) weaviate.Filter {
 	}
 	return weaviate.Filter{Operator: "ContainsAny", Path: []string{prop}, Texts: ts}
 }
-
-func lower(s string) string { return strings.ToLower(s) }
 
 // isMissing reports whether the class does not exist.
 func isMissing(ctx context.Context, c *weaviate.Client, class string) bool {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -300,7 +301,7 @@ func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Objec
 		id, uuid := chunkKey(f.Path, f.Hash, i)
 		props := map[string]any{
 			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "language": f.Language, "fileHash": hash,
-			"nameLower": lower(c.Name), "kind": c.Kind, "symbol": c.Symbol, "name": c.Name,
+			"nameLower": strings.ToLower(c.Name), "kind": c.Kind, "symbol": c.Symbol, "name": c.Name,
 			"breadcrumb": c.Breadcrumb, "summary": c.Summary,
 			"startLine": c.StartLine, "endLine": c.EndLine, "startByte": c.StartByte, "endByte": c.EndByte,
 			"part": c.Part, "fileSize": f.Size, "fileTime": idText(f.ModTime),
@@ -387,7 +388,7 @@ type remoteFile struct {
 // listFiles returns every file object of the tenant by path.
 func listFiles(ctx context.Context, c *weaviate.Client, class, tenant string) (map[string]remoteFile, error) {
 	out := map[string]remoteFile{}
-	err := c.Each(ctx, class, tenant, []string{"path", "hash", "fileId", "language"}, func(props map[string]json.RawMessage) error {
+	err := c.Each(ctx, class, tenant, func(props map[string]json.RawMessage) error {
 		var f struct {
 			Path, Hash, Language, FileID string
 		}

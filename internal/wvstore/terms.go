@@ -88,7 +88,7 @@ func (p *Params) syncTerms(ctx context.Context, oldBuckets int, full bool) (int,
 			return 0, fmt.Errorf("clearing the vocabulary of %s: %w", p.Tenant, err)
 		}
 	} else {
-		err := p.Client.Each(ctx, class, p.Tenant, nil, func(props map[string]json.RawMessage) error {
+		err := p.Client.Each(ctx, class, p.Tenant, func(props map[string]json.RawMessage) error {
 			var b, blob string
 			if err := json.Unmarshal(props["bucket"], &b); err != nil {
 				return fmt.Errorf("terms object: bucket: %v", err)
