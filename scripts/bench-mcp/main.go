@@ -9,6 +9,10 @@
 //	go run ./scripts/bench-mcp -ctx bin/ctx -repo $(go env GOROOT)/src \
 //	    -queries scripts/goroot-queries.txt -rounds 4
 //
+// With -uncached each measured round starts a new server, warmed by one
+// call of a query outside the set, so no measured call is answered from
+// the server's query cache (a repeated request is otherwise).
+//
 // The repository must already be indexed (`ctx index`), so the first
 // index run is not measured. Environment variables (CTX_CACHE_DIR,
 // CTX_EMBED_PROVIDER, …) pass through to the server.
@@ -38,6 +42,7 @@ func main() {
 	queries := flag.String("queries", "scripts/goroot-queries.txt", "one query per line")
 	rounds := flag.Int("rounds", 4, "measured rounds over the queries (after one warm-up round)")
 	mode := flag.String("mode", "balanced", "codebase_retrieval mode")
+	uncached := flag.Bool("uncached", false, "start a new server for each round, warmed by a query outside the set, so no call is answered from the query cache")
 	flag.Parse()
 	if *repo == "" {
 		log.Fatal("-repo is required")
@@ -47,20 +52,34 @@ func main() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	cmd := exec.Command(*ctxBin, "mcp", "--repo", *repo, "--no-auto-index")
-	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench-mcp", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		log.Fatalf("starting ctx mcp: %v", err)
+	connect := func() (*exec.Cmd, *mcp.ClientSession) {
+		cmd := exec.Command(*ctxBin, "mcp", "--repo", *repo, "--no-auto-index")
+		cmd.Stderr = os.Stderr
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench-mcp", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			log.Fatalf("starting ctx mcp: %v", err)
+		}
+		return cmd, cs
 	}
-	defer cs.Close()
+	cmd, cs := connect()
+	defer func() { cs.Close() }()
 	time.Sleep(500 * time.Millisecond)
 	rssStart := rss(cmd.Process.Pid)
 
 	var server, trip []float64
 	var tokens []int
+	cached := 0
 	for round := 0; round <= *rounds; round++ {
+		if *uncached && round > 0 {
+			cs.Close()
+			cmd, cs = connect()
+			// Warm-up outside the set: vectors, tokenizer, page cache.
+			warm := map[string]any{"information_request": "bench-mcp warm-up call", "mode": *mode}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "codebase_retrieval", Arguments: warm}); err != nil {
+				log.Fatalf("warm-up: %v", err)
+			}
+		}
 		for _, q := range qs {
 			t0 := time.Now()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "codebase_retrieval", Arguments: map[string]any{"information_request": q, "mode": *mode}})
@@ -75,6 +94,7 @@ func main() {
 				Tokens int `json:"tokens"`
 				Stats  struct {
 					ServerMS float64 `json:"server_ms"`
+					Cached   bool    `json:"cached"`
 				} `json:"stats"`
 			}
 			b, _ := json.Marshal(res.StructuredContent)
@@ -85,6 +105,9 @@ func main() {
 				continue // warm-up: page cache, vectors, tokenizer
 			}
 			server = append(server, out.Stats.ServerMS)
+			if out.Stats.Cached {
+				cached++
+			}
 			trip = append(trip, rt)
 			tokens = append(tokens, out.Tokens)
 		}
@@ -92,6 +115,7 @@ func main() {
 	time.Sleep(2 * time.Second)
 	rssIdle := rss(cmd.Process.Pid)
 	fmt.Printf("calls: %d (%d queries x %d rounds, after 1 warm-up round), mode %s\n", len(server), len(qs), *rounds, *mode)
+	fmt.Printf("answered from the query cache: %d\n", cached)
 	fmt.Printf("server_ms: p50 %.1f  p95 %.1f  max %.1f\n", pct(server, 50), pct(server, 95), pct(server, 100))
 	fmt.Printf("round trip ms: p50 %.1f  p95 %.1f\n", pct(trip, 50), pct(trip, 95))
 	slices.Sort(tokens)
