@@ -166,7 +166,7 @@ func (e *Engine) DryRun(ctx context.Context, opts DryRunOptions) (*DryRunReport,
 			return nil, err
 		}
 		if e.emb != nil && len(todo) > 0 {
-			if known, err = db.EmbeddingKeys(ctx); err != nil {
+			if known, err = db.EmbeddingKeys(ctx, 0); err != nil {
 				return nil, err
 			}
 		}

@@ -302,11 +302,13 @@ func (e *Engine) vecPath() string { return e.dbPath + ".vec" }
 
 // loadVectors returns the index's embeddings for the dense channel: from
 // the vector file when it carries ver (the content version the caller's
-// view was read at) and this model, else from SQLite, caching them in a
-// new vector file stamped with the version they were read at (which may be
+// view was read at) and this model, else from SQLite, streamed into a new
+// vector file stamped with the version they were read at (which may be
 // later than ver if a run committed since; the vectors and the stamp are
 // read in one transaction, so the file never claims a state it does not
-// hold). A bad or stale file is replaced, never trusted.
+// hold), which is then mapped: neither step holds every vector in memory.
+// A bad or stale file is replaced, never trusted; when no file can be
+// written the vectors are read into memory.
 func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Version) (*search.Vectors, error) {
 	m := e.emb.Model()
 	path := e.vecPath()
@@ -316,13 +318,27 @@ func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Versio
 	} else if !errors.Is(err, search.ErrStaleVectorFile) && !errors.Is(err, os.ErrNotExist) {
 		e.log.Warn("ignoring the vector file", "err", err)
 	}
-	v, got, err := search.LoadVectors(ctx, db, m.Dims)
+	key := func(ver store.Version) string { return vecFileKey(m.String(), ver) }
+	got, werr := search.WriteVectorFileFrom(ctx, db, path, m.Dims, key)
+	if werr == nil {
+		v, err := search.ReadVectorFile(path, key(got), m.Dims, got.Content)
+		if err == nil {
+			v.IndexID = got.IndexID
+			return v, nil
+		}
+		// Another process replaced the file with a later state since.
+		werr = err
+	}
+	if ctx.Err() != nil {
+		return nil, werr
+	}
+	// Without a file (a read-only cache directory, a full disk), read
+	// them into memory.
+	v, _, err := search.LoadVectors(ctx, db, m.Dims)
 	if err != nil {
 		return nil, err
 	}
-	if err := search.WriteVectorFile(path, vecFileKey(m.String(), got), v); err != nil {
-		e.log.Warn("caching vectors", "err", err)
-	}
+	e.log.Warn("caching vectors", "err", werr)
 	return v, nil
 }
 

@@ -182,6 +182,11 @@ const (
 	writeBatchChunks = 4096
 )
 
+// maxKnownKeys caps the embedding keys a run holds in one map (about 100
+// bytes a key: 26 MB): the Go standard library's index has 107k, ten
+// copies of it 1.07M, whose runs look their keys up per batch instead.
+const maxKnownKeys = 1 << 18
+
 // Run brings the index in db up to date with the files under root (an
 // absolute, symlink-resolved directory). A bad file is skipped with a
 // reason and never aborts the run; errors come only from the walk of the
@@ -217,14 +222,18 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	// text is never embedded again. Read once: workers only read it, and
 	// keys this run adds are deduplicated by the store.
 	//
-	// A run of some paths looks up only its own texts' keys instead.
+	// A run of some paths, or of an index with more than maxKnownKeys
+	// embeddings, looks up only its own texts' keys instead, so memory
+	// does not grow with the index.
 	known := func(keys [][]byte) (map[string]bool, error) { return db.EmbeddingKeysIn(ctx, keys) }
 	if opts.Embedder != nil && len(todo) > 0 && opts.Paths == nil {
-		all, err := db.EmbeddingKeys(ctx)
+		all, err := db.EmbeddingKeys(ctx, maxKnownKeys)
 		if err != nil {
 			return nil, err
 		}
-		known = func([][]byte) (map[string]bool, error) { return all, nil }
+		if all != nil {
+			known = func([][]byte) (map[string]bool, error) { return all, nil }
+		}
 	}
 	st := &Stats{Discovered: plan.Discovered, Unchanged: plan.Unchanged, Skips: plan.Skips, ContentSkips: plan.ContentSkips, Dirs: plan.Dirs}
 	deletes := make([]store.Update, len(plan.Gone))

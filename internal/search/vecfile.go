@@ -1,41 +1,51 @@
 package search
 
 import (
+	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"unsafe"
 
+	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/mmap"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // The vector file is a derived cache of an index's embeddings (DESIGN:
 // storage invariant 1), so a query process maps one flat file instead of
 // decoding every vector from SQLite, and touches only the parts a search
-// reads: all sign bits, and the int8 rows it rescores. Layout, version 2,
+// reads: all sign bits, and the int8 rows it rescores. Layout, version 3,
 // little-endian, every section starting at a multiple of 8 bytes:
 //
-//	magic "CTXVEC2\n"                        8 bytes
+//	magic "CTXVEC3\n"                        8 bytes
 //	generation, dims, count, model length    4 × int64
-//	model identity (UTF-8)                   zero-padded to a multiple of 8
-//	weights                                  dims × float32, zero-padded to 8
+//	rows                                     count × dims × int8, zero-padded to 8
 //	ids                                      count × int64
 //	scales                                   count × float32, zero-padded to 8
 //	sign bits                                count × ⌈dims/64⌉ × uint64
-//	rows                                     count × dims × int8
+//	weights                                  dims × float32, zero-padded to 8
+//	model identity (UTF-8)                   zero-padded to a multiple of 8
 //
-// (see [Vectors] for what each holds). 256 dimensions take 300 bytes a
-// chunk: 32 MB for the 106,587 chunks of GOROOT/src, against 110 MB in
-// version 1 (float32 rows). A file of another version, generation,
-// dimension count or model identity is ignored and rewritten.
+// (see [Vectors] for what each holds). Every section's offset follows from
+// the fixed-size header, and the rows come first, so a writer streams the
+// rows straight to the file as it reads them and keeps the small
+// per-row sections in side files: writing never holds the vectors in
+// memory (version 2 put the rows last, after sections only known at the
+// end). 256 dimensions take 300 bytes a chunk: 32 MB for the 106,587
+// chunks of GOROOT/src. A file of another version, generation, dimension
+// count or model identity is ignored and rewritten.
 const (
-	vecMagic   = "CTXVEC2\n"
-	vecMagicV1 = "CTXVEC1\n" // float32 rows; read as stale
+	vecMagic   = "CTXVEC3\n"
 	vecHeader  = 8 + 4*8
+	vecMagicV1 = "CTXVEC1\n" // float32 rows; read as stale
+	vecMagicV2 = "CTXVEC2\n" // rows last; read as stale
 	// maxVecDims and maxVecCount bound a header's claims so that size
 	// arithmetic cannot overflow.
 	maxVecDims, maxVecCount = 1 << 20, 1 << 36
@@ -48,54 +58,226 @@ var ErrStaleVectorFile = errors.New("vector file is stale")
 // WriteVectorFile writes v to path atomically (a temporary file renamed
 // over it, so a reader that mapped the old file keeps reading it intact),
 // stamped with v.Generation and the model identity.
-func WriteVectorFile(path, model string, v *Vectors) (err error) {
+func WriteVectorFile(path, model string, v *Vectors) error {
 	defer runtime.KeepAlive(v)
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	w, err := newVecFileWriter(path, v.dims, len(v.ids))
 	if err != nil {
-		return fmt.Errorf("writing vector file: %w", err)
+		return err
 	}
+	for i, id := range v.ids {
+		w.addInt8(id, v.rows[i*v.dims:(i+1)*v.dims], v.scales[i])
+	}
+	return w.finish(v.Generation, model)
+}
+
+// WriteVectorFileFrom writes db's committed vectors to path as
+// [WriteVectorFile] does, streaming them from one read transaction: its
+// memory does not grow with the index. The file is stamped with the
+// content version read and model(version) (the identity may name the
+// database, which is read in the same transaction); that version is
+// returned. Errors: the store's, [embed.ErrDimension] (wrapped) for a
+// vector that is not dims long, and the file system's.
+func WriteVectorFileFrom(ctx context.Context, db *store.DB, path string, dims int, model func(store.Version) string) (store.Version, error) {
+	var w *vecFileWriter
+	defer func() {
+		if w != nil {
+			w.abort()
+		}
+	}()
+	ver, err := db.Vectors(ctx, func(n int) error {
+		var err error
+		w, err = newVecFileWriter(path, dims, n)
+		return err
+	}, func(id int64, blob []byte) error { return w.addBlob(id, blob) })
+	if err != nil {
+		return store.Version{}, err
+	}
+	if w == nil {
+		// Vectors calls start before any row, unless it failed first.
+		return store.Version{}, errors.New("writing vector file: no rows were read")
+	}
+	err = w.finish(ver.Content, model(ver))
+	w = nil
+	return ver, err
+}
+
+// vecFileWriter writes a vector file in one pass over its rows: the rows
+// go to the file as they come, ids, scales and sign bits to side files
+// copied in at the end, and the per-dimension weights are gathered on the
+// way from the rows [Vectors.computeWeights] would sample (it needs the
+// row count up front for that: expect).
+type vecFileWriter struct {
+	path       string
+	dims, rows int
+	words      int
+	step       int // every step-th row feeds the weights
+	main, side *fileWriter
+	sideFiles  [3]*os.File // ids, scales, sign bits
+	sideW      [3]*fileWriter
+	q          []int8
+	signs      []uint64
+	pos, neg   []float64
+	npos, nneg []int
+	err        error
+}
+
+func newVecFileWriter(path string, dims, expect int) (*vecFileWriter, error) {
+	w := &vecFileWriter{path: path, dims: dims, words: (dims + 63) / 64,
+		step: max(1, expect/weightSampleRows), q: make([]int8, dims),
+		pos: make([]float64, dims), neg: make([]float64, dims), npos: make([]int, dims), nneg: make([]int, dims)}
+	w.signs = make([]uint64, w.words)
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	f, err := os.CreateTemp(dir, base+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("writing vector file: %w", err)
+	}
+	w.main = &fileWriter{f: f, buf: make([]byte, 0, 1<<16)}
+	w.main.bytes(make([]byte, vecHeader)) // filled in by finish
+	for i := range w.sideFiles {
+		sf, err := os.CreateTemp(dir, base+".side*")
+		if err != nil {
+			w.abort()
+			return nil, fmt.Errorf("writing vector file: %w", err)
+		}
+		w.sideFiles[i] = sf
+		w.sideW[i] = &fileWriter{f: sf, buf: make([]byte, 0, 1<<16)}
+	}
+	return w, nil
+}
+
+// addBlob appends the row of id from a stored vector, as
+// [Vectors.addBlob] reads one.
+func (w *vecFileWriter) addBlob(id int64, blob []byte) error {
+	if q, scale, ok := embed.Int8View(blob); ok && len(q) == w.dims {
+		w.addInt8(id, q, scale)
+		return w.err
+	}
+	vec, err := embed.DecodeVector(blob)
+	if err != nil {
+		return fmt.Errorf("chunk %d: %w", id, err)
+	}
+	if len(vec) != w.dims {
+		return fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), w.dims)
+	}
+	scale := embed.Quantize(vec, w.q)
+	if scale < 0 {
+		clear(w.q)
+		scale = 0
+	}
+	w.addInt8(id, w.q, scale)
+	return w.err
+}
+
+// addInt8 appends the row of id: its int8 elements q (dims of them) and
+// scale.
+func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
+	if len(q) > 0 {
+		w.main.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q)))
+	}
+	w.sideW[0].u64(uint64(id))
+	w.sideW[1].u32(math.Float32bits(scale))
+	clear(w.signs)
+	for j, e := range q {
+		if e > 0 {
+			w.signs[j/64] |= 1 << (j % 64)
+		}
+	}
+	for _, x := range w.signs {
+		w.sideW[2].u64(x)
+	}
+	if w.rows%w.step == 0 {
+		for j, e := range q {
+			if x := float64(e) * float64(scale); e > 0 {
+				w.pos[j] += x
+				w.npos[j]++
+			} else {
+				w.neg[j] += x
+				w.nneg[j]++
+			}
+		}
+	}
+	w.rows++
+	w.err = cmp.Or(w.err, w.main.err, w.sideW[0].err, w.sideW[1].err, w.sideW[2].err)
+}
+
+// finish writes the sections after the rows and the header, and renames
+// the file over path. The writer is spent either way.
+func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			w.abort()
 			err = fmt.Errorf("writing vector file: %w", err)
 		}
 	}()
-	w := &fileWriter{f: tmp, buf: make([]byte, 0, 1<<16)}
-	w.bytes([]byte(vecMagic))
-	for _, x := range []int64{v.Generation, int64(v.dims), int64(len(v.ids)), int64(len(model))} {
-		w.u64(uint64(x))
+	if w.err != nil {
+		return w.err
 	}
-	w.bytes([]byte(model))
-	w.pad()
-	for j := range v.dims {
-		var x float32
-		if j < len(v.weights) {
-			x = v.weights[j]
+	m := w.main
+	m.pad()
+	for i, sw := range w.sideW {
+		if err := sw.flush(); err != nil {
+			return err
 		}
-		w.u32(math.Float32bits(x))
+		if err := m.flush(); err != nil {
+			return err
+		}
+		if _, err := w.sideFiles[i].Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		n, err := io.Copy(m.f, w.sideFiles[i])
+		if err != nil {
+			return err
+		}
+		m.n += n
+		m.pad()
 	}
-	w.pad()
-	for _, id := range v.ids {
-		w.u64(uint64(id))
+	for j := range w.dims {
+		var x float64
+		if w.npos[j] > 0 {
+			x += w.pos[j] / float64(w.npos[j])
+		}
+		if w.nneg[j] > 0 {
+			x -= w.neg[j] / float64(w.nneg[j])
+		}
+		m.u32(math.Float32bits(float32(x)))
 	}
-	for _, s := range v.scales {
-		w.u32(math.Float32bits(s))
-	}
-	w.pad()
-	for _, x := range v.signs {
-		w.u64(x)
-	}
-	if len(v.rows) > 0 {
-		w.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v.rows[0])), len(v.rows)))
-	}
-	if err := w.flush(); err != nil {
+	m.pad()
+	m.bytes([]byte(model))
+	m.pad()
+	if err := m.flush(); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	head := []byte(vecMagic)
+	for _, x := range []int64{generation, int64(w.dims), int64(w.rows), int64(len(model))} {
+		head = binary.LittleEndian.AppendUint64(head, uint64(x))
+	}
+	if _, err := m.f.WriteAt(head, 0); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := m.f.Close(); err != nil {
+		return err
+	}
+	w.closeSides()
+	return os.Rename(m.f.Name(), w.path)
+}
+
+// abort removes the writer's files.
+func (w *vecFileWriter) abort() {
+	if w.main != nil {
+		w.main.f.Close()
+		os.Remove(w.main.f.Name())
+	}
+	w.closeSides()
+}
+
+func (w *vecFileWriter) closeSides() {
+	for i, f := range w.sideFiles {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+			w.sideFiles[i] = nil
+		}
+	}
 }
 
 // fileWriter writes little-endian values through a buffer, keeping the
@@ -171,8 +353,10 @@ func ReadVectorFile(path, model string, dims int, generation int64) (*Vectors, e
 // parseVectorFile returns the Vectors that b holds, viewing b where it can.
 func parseVectorFile(b []byte, path, model string, dims int, generation int64) (*Vectors, error) {
 	bad := func(what string) error { return fmt.Errorf("reading vector file %s: %s", path, what) }
-	if len(b) >= len(vecMagicV1) && string(b[:len(vecMagicV1)]) == vecMagicV1 {
-		return nil, ErrStaleVectorFile
+	for _, old := range []string{vecMagicV1, vecMagicV2} {
+		if len(b) >= len(old) && string(b[:len(old)]) == old {
+			return nil, ErrStaleVectorFile
+		}
 	}
 	if len(b) < vecHeader || string(b[:len(vecMagic)]) != vecMagic {
 		return nil, bad("not a vector file")
@@ -187,30 +371,29 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 	if gen != generation || d != int64(dims) {
 		return nil, ErrStaleVectorFile
 	}
-	if ml < 0 || n < 0 || n > maxVecCount || d <= 0 || d > maxVecDims || int64(len(b)-off) < ml {
+	if ml < 0 || ml > int64(len(b)) || n < 0 || n > maxVecCount || d <= 0 || d > maxVecDims {
 		return nil, bad("corrupt header")
 	}
-	if string(b[off:off+int(ml)]) != model {
-		return nil, ErrStaleVectorFile
-	}
 	words := (d + 63) / 64
-	size := int64(off) + align8(ml) + align8(4*d) + 8*n + align8(4*n) + 8*n*words + n*d
+	size := int64(off) + align8(n*d) + 8*n + align8(4*n) + 8*n*words + align8(4*d) + align8(ml)
 	if int64(len(b)) != size {
 		return nil, bad(fmt.Sprintf("%d bytes, want %d from its header", len(b), size))
 	}
-	off += int(align8(ml))
 	take := func(bytes int64) []byte {
 		s := b[off : off+int(bytes)]
 		off += int(align8(bytes))
 		return s
 	}
 	v := &Vectors{Generation: gen, dims: dims, words: int(words)}
-	v.weights = view(take(4*d), int(d), float32LE)
+	if rows := take(n * d); len(rows) > 0 {
+		v.rows = unsafe.Slice((*int8)(unsafe.Pointer(&rows[0])), len(rows))
+	}
 	v.ids = view(take(8*n), int(n), int64LE)
 	v.scales = view(take(4*n), int(n), float32LE)
 	v.signs = view(take(8*n*words), int(n*words), binary.LittleEndian.Uint64)
-	if rows := take(n * d); len(rows) > 0 {
-		v.rows = unsafe.Slice((*int8)(unsafe.Pointer(&rows[0])), len(rows))
+	v.weights = view(take(4*d), int(d), float32LE)
+	if string(take(ml)) != model {
+		return nil, ErrStaleVectorFile
 	}
 	return v, nil
 }

@@ -11,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/embed/embedtest"
+	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // sameVectors compares two Vectors field by field, a nil and an empty
@@ -208,5 +212,71 @@ func TestVectorFileMapped(t *testing.T) {
 	}
 	if _, err := ReadVectorFile(path, "m", 64, 1); !errors.Is(err, ErrStaleVectorFile) {
 		t.Errorf("reading the replaced file at the old generation: %v, want ErrStaleVectorFile", err)
+	}
+}
+
+// TestWriteVectorFileFrom checks that the file streamed from an index
+// holds exactly what LoadVectors reads into memory (rows, ids, sign bits
+// and the sampled weights), that it is stamped with the version read, and
+// that the writer leaves no side file behind.
+func TestWriteVectorFileFrom(t *testing.T) {
+	t.Parallel()
+	const dims = 64
+	db := buildIndex(t, extract(t, "repo.txtar"), embedtest.New(dims))
+	want, ver, err := LoadVectors(t.Context(), db, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Len() == 0 {
+		t.Fatal("the fixture index has no vectors")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.db.vec")
+	got, err := WriteVectorFileFrom(t.Context(), db, path, dims, func(v store.Version) string { return "fake#" + v.IndexID })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != ver {
+		t.Errorf("stamped with %+v, want %+v", got, ver)
+	}
+	read, err := ReadVectorFile(path, "fake#"+ver.IndexID, dims, ver.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameVectors(t, want, read)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("files left beside the vector file: %v", entries)
+	}
+
+	// A vector of another length fails the write and leaves nothing.
+	path2 := filepath.Join(t.TempDir(), "other.vec")
+	if _, err := WriteVectorFileFrom(t.Context(), db, path2, dims+1, func(store.Version) string { return "m" }); !errors.Is(err, embed.ErrDimension) {
+		t.Errorf("wrong dimensions: %v, want embed.ErrDimension", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path2)); len(entries) != 0 {
+		t.Errorf("a failed write left %v", entries)
+	}
+}
+
+// TestVectorFileVersion2IsStale checks that a file of the previous layout
+// (rows last) is rewritten rather than read.
+func TestVectorFileVersion2IsStale(t *testing.T) {
+	t.Parallel()
+	b := []byte(vecMagicV2)
+	for _, x := range []int64{7, 3, 0, 1} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
+	}
+	b = append(b, 'm', 0, 0, 0, 0, 0, 0, 0)
+	b = append(b, make([]byte, 16)...)
+	path := filepath.Join(t.TempDir(), "v2.vec")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadVectorFile(path, "m", 3, 7); !errors.Is(err, ErrStaleVectorFile) {
+		t.Errorf("version 2 file: %v, want ErrStaleVectorFile", err)
 	}
 }

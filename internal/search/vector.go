@@ -48,14 +48,18 @@ type Vectors struct {
 	rowIndex
 }
 
-// LoadVectors reads every chunk embedding of db and quantises it (cost:
-// one [embed.DecodeVector] per chunk), and returns the content version
+// LoadVectors reads every chunk embedding of db into memory and quantises
+// it (cost: one [embed.DecodeVector] per chunk; a query process maps the
+// vector file [WriteVectorFileFrom] writes instead), and returns the content version
 // they were read at (in the same transaction; also in v.Generation).
 // Vectors whose length is not dims are an error (the index mixes models
 // and needs a rebuild).
 func LoadVectors(ctx context.Context, db *store.DB, dims int) (*Vectors, store.Version, error) {
-	v := newVectors(0, dims, 0)
-	ver, err := db.Vectors(ctx, v.addBlob)
+	var v *Vectors
+	ver, err := db.Vectors(ctx, func(n int) error {
+		v = newVectors(0, dims, n)
+		return nil
+	}, func(id int64, blob []byte) error { return v.addBlob(id, blob) })
 	if err != nil {
 		return nil, store.Version{}, fmt.Errorf("loading vectors: %w", err)
 	}

@@ -69,7 +69,9 @@ type Options struct {
 	// stay in the process's resident set, 200 MB after 250 queries on the
 	// Go standard library's index) and a 4 MB page cache per connection;
 	// the kernel's page cache still holds the file. Measured with
-	// scripts/bench-mcp: no change in query time.
+	// scripts/bench-mcp: no change in query time. Only a ReadOnly open
+	// maps the file at all: a writable one (an index run) reads as a
+	// resident one does, so its memory does not grow with the index.
 	Resident bool
 }
 
@@ -111,18 +113,27 @@ func PathFor(cacheDir, root string) string {
 
 // dsn returns the connection string of the writer (WAL, immediate
 // transactions) or of a reader (the journal mode is a property of the file,
-// set by the writer; readers only read).
-func dsn(path string, writer, resident bool) string {
+// set by the writer; readers only read). mapped memory-maps up to 1 GiB of
+// the file, for the reads of a short query process; every other
+// connection reads through a page cache of bounded size (4 MB for
+// readers, 16 MB for the writer), because mapped pages a process touched
+// stay in its resident set: an index run that read the whole database
+// through a map would grow with the repository (see [Options.Resident]).
+func dsn(path string, writer, mapped bool) string {
 	v := url.Values{}
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "foreign_keys(ON)")
 	v.Add("_pragma", "synchronous(NORMAL)")
-	if resident && !writer {
-		v.Add("_pragma", "cache_size(-4000)")
-		v.Add("_pragma", "mmap_size(0)")
-	} else {
+	switch {
+	case mapped:
 		v.Add("_pragma", "cache_size(-16000)")
 		v.Add("_pragma", "mmap_size(1073741824)")
+	case writer:
+		v.Add("_pragma", "cache_size(-16000)")
+		v.Add("_pragma", "mmap_size(0)")
+	default:
+		v.Add("_pragma", "cache_size(-4000)")
+		v.Add("_pragma", "mmap_size(0)")
 	}
 	if writer {
 		// Set before the first table exists, so only new databases get
@@ -175,7 +186,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 			return nil, fmt.Errorf("opening index %s: %w", path, err)
 		}
 	}
-	db.r, err = sql.Open("sqlite", dsn(path, false, opts.Resident))
+	db.r, err = sql.Open("sqlite", dsn(path, false, opts.ReadOnly && !opts.Resident))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening index %s: %v", path, err)

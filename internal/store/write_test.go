@@ -245,12 +245,18 @@ func TestVectors(t *testing.T) {
 		t.Errorf("Count().Vectors = %d, want 2 (one per distinct key)", c.Vectors)
 	}
 
-	all, err := db.EmbeddingKeys(ctx)
+	all, err := db.EmbeddingKeys(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string]bool{string(key[:]): true, string(other[:]): true}, all); diff != "" {
 		t.Errorf("EmbeddingKeys mismatch (-want +got):\n%s", diff)
+	}
+	if capped, err := db.EmbeddingKeys(ctx, 2); err != nil || len(capped) != 2 {
+		t.Errorf("EmbeddingKeys with a limit of 2 = %v, %v; want both keys", capped, err)
+	}
+	if capped, err := db.EmbeddingKeys(ctx, 1); err != nil || capped != nil {
+		t.Errorf("EmbeddingKeys with a limit of 1 = %v, %v; want nil (more keys than the limit)", capped, err)
 	}
 
 	rows, err := db.FileChunks(ctx, "b.go")
@@ -273,7 +279,8 @@ func TestVectors(t *testing.T) {
 	}
 
 	got := map[string][]byte{}
-	_, err = db.Vectors(ctx, func(id int64, vec []byte) error {
+	expect := -1
+	_, err = db.Vectors(ctx, func(n int) error { expect = n; return nil }, func(id int64, vec []byte) error {
 		got[byName[id]] = slices.Clone(vec)
 		return nil
 	})
@@ -284,10 +291,13 @@ func TestVectors(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Vectors mismatch (-want +got):\n%s", diff)
 	}
+	if expect != len(want) {
+		t.Errorf("Vectors announced %d rows, then gave %d", expect, len(want))
+	}
 
 	stop := errors.New("stop")
 	calls := 0
-	_, err = db.Vectors(ctx, func(int64, []byte) error {
+	_, err = db.Vectors(ctx, func(int) error { return nil }, func(int64, []byte) error {
 		calls++
 		return stop
 	})
@@ -303,7 +313,7 @@ func TestEmbeddingKeysReportsErrors(t *testing.T) {
 	cancel()
 	// A failed lookup must not read as "nothing stored", or the indexer
 	// re-embeds text it already has.
-	if keys, err := db.EmbeddingKeys(ctx); err == nil {
+	if keys, err := db.EmbeddingKeys(ctx, 0); err == nil {
 		t.Errorf("EmbeddingKeys with a canceled context = %v, nil; want an error", keys)
 	}
 }
