@@ -66,15 +66,18 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	if opts.dryRun {
 		return runIndexDryRun(ctx, opts, e)
 	}
-	show := d.IO.ErrTTY && !opts.json
-	progress, finish := indexProgress(d.IO.ErrOut, show, "")
-	syncProgress, syncFinish := phaseProgress(d.IO.ErrOut, show, "", "syncing to Weaviate")
-	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress, Rebuild: opts.rebuild, SyncProgress: func(done, total int) {
-		finish()
-		syncProgress(done, total)
-	}})
-	finish()
-	syncFinish()
+	iopts := engine.IndexOptions{Rebuild: opts.rebuild}
+	finish := func() {}
+	if !opts.json {
+		// The phases go to stderr: bars on a terminal, else a line for
+		// each once the run has taken a while (phasePrinter).
+		ph := newPhasePrinter(d.IO.ErrOut, d.IO.ErrTTY, time.Now)
+		ph.startTicker()
+		iopts.Phase, iopts.SyncProgress = ph.report, syncPhase(ph.report)
+		finish = ph.finish
+	}
+	rep, err := e.Index(ctx, iopts)
+	finish() // before the summary, which may share the terminal
 	if err != nil {
 		return err
 	}

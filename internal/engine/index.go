@@ -22,6 +22,10 @@ type IndexOptions struct {
 	// SyncProgress is called after each file written into Weaviate (the
 	// weaviate backend's second phase); total is the files to write.
 	SyncProgress func(done, total int)
+	// Phase, when set, is called as the run goes through its phases
+	// (discover, chunk+embed, resolve, merge, then [PhaseSwap] and
+	// [PhaseVectors] when they run), one call at a time; see [Phase].
+	Phase func(Phase)
 	// Rebuild discards the existing index first.
 	Rebuild bool
 	// Paths, when not nil, restricts the run to these slash paths below
@@ -167,6 +171,9 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 	if err != nil {
 		return nil, err
 	}
+	if opts.Phase != nil {
+		opts.Phase(Phase{Name: PhaseSwap})
+	}
 	if _, err := live.ReplaceWith(ctx, next); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -176,11 +183,14 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 			return nil, err
 		}
 	}
+	if opts.Phase != nil {
+		opts.Phase(Phase{Name: PhaseSwap, End: true})
+	}
 	if err := removeDB(next); err != nil {
 		e.log.Warn("removing the rebuilt index's file", "err", err)
 	}
 	if e.emb != nil {
-		e.writeVectorFile(ctx, live)
+		phaseStep(opts.Phase, PhaseVectors, func() { e.writeVectorFile(ctx, live) })
 	}
 	return rep, nil
 }
@@ -241,6 +251,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		Embedder:   e.indexEmbedder(), // spend.go: remote providers are metered and capped
 		EmbedBatch: e.cfg.Embed.BatchSize,
 		Progress:   progress,
+		Phase:      opts.Phase,
 		Logger:     e.log,
 		Resume:     hd.running || rebuilt,
 		Paths:      opts.Paths,
@@ -271,7 +282,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	// rewriting every vector after each save would cost more than the
 	// save's own indexing.
 	if e.emb != nil && vectors && opts.Paths == nil {
-		e.writeVectorFile(ctx, db)
+		phaseStep(opts.Phase, PhaseVectors, func() { e.writeVectorFile(ctx, db) })
 	}
 	meta := map[string]string{
 		store.MetaRoot:        e.root,

@@ -52,6 +52,9 @@ type Options struct {
 	// Progress, when set, is called from one goroutine after each file is
 	// processed with the number done and the number to process.
 	Progress func(done, total int)
+	// Phase, when set, is called from the run's goroutine and its writer
+	// (one at a time) as the run goes through its phases (see [Phase]).
+	Phase func(Phase)
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 	// Paths, when not nil, restricts the run to these slash paths below
@@ -213,10 +216,13 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		batchSize = 64
 	}
 
+	report(opts.Phase, Phase{Name: PhaseDiscover, Unit: "files"})
 	plan, err := newPlan(ctx, db, root, opts.Discover, opts.Paths)
 	if err != nil {
 		return nil, err
 	}
+	report(opts.Phase, Phase{Name: PhaseDiscover, Done: plan.Discovered, Total: plan.Discovered, Unit: "files", End: true})
+	report(opts.Phase, Phase{Name: PhaseChunk, Total: len(plan.Todo), Unit: "files"})
 	stored, todo := plan.stored, plan.Todo
 	// Embeddings already stored, looked up by content key so unchanged
 	// text is never embedded again. Read once: workers only read it, and
@@ -288,6 +294,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 			if opts.Progress != nil {
 				opts.Progress(done, len(todo))
 			}
+			report(opts.Phase, Phase{Name: PhaseChunk, Done: done, Total: len(todo), Unit: "files"})
 			switch {
 			case r.skip != nil:
 				mu.Lock()
@@ -383,6 +390,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	if err := db.TouchFiles(ctx, touches); err != nil {
 		return nil, err
 	}
+	report(opts.Phase, Phase{Name: PhaseChunk, Done: len(todo), Total: len(todo), Unit: "files", End: true})
 	if st.Added+st.Changed+st.Deleted > 0 || opts.Resume {
 		// Any file added or removed can change what an import names; a
 		// run of some paths resolves only what it can have changed.
@@ -390,11 +398,13 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		if opts.Paths != nil && !opts.Resume {
 			scope = importScope(changedPaths, append(plan.Gone, gonePaths...), st.Added > 0)
 		}
+		report(opts.Phase, Phase{Name: PhaseResolve, Unit: "imports"})
 		imp, err := resolveImports(ctx, db, root, scope)
 		if err != nil {
 			return nil, err
 		}
 		st.Imports = &imp
+		report(opts.Phase, Phase{Name: PhaseResolve, Done: imp.Total, Total: imp.Total, Unit: "imports", End: true})
 	}
 	// Merge the BM25 segments this run wrote (the policy decides; also
 	// after a run that changed nothing, to finish one interrupted before
@@ -403,10 +413,12 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	if opts.Paths != nil {
 		compact = db.CompactPostingsLight
 	}
+	report(opts.Phase, Phase{Name: PhaseMerge, Unit: "segments"})
 	cs, err := compact(ctx)
 	if err != nil {
 		return nil, err
 	}
+	report(opts.Phase, Phase{Name: PhaseMerge, Done: cs.Segments, Total: cs.Segments, Unit: "segments", End: true})
 	if cs.Segments > 0 {
 		log.Debug("compacted the BM25 index", "segments", cs.Segments, "dropped", cs.Dropped)
 	}
