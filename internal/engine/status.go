@@ -23,11 +23,15 @@ type Status struct {
 	IndexPath string `json:"index_path"`
 	// IndexBytes is the size on disk of the database files and the
 	// derived vector file, in bytes.
-	IndexBytes int64          `json:"index_bytes"`
-	Files      int            `json:"files"`
-	Chunks     int            `json:"chunks"`
-	Vectors    int            `json:"vectors"`
-	Languages  map[string]int `json:"languages"`
+	IndexBytes int64 `json:"index_bytes"`
+	// SourceBytes is the sum of the indexed files' sizes, in bytes, as
+	// they were indexed (skipped files do not count): IndexBytes over
+	// SourceBytes is what the index costs per byte of code.
+	SourceBytes int64          `json:"source_bytes"`
+	Files       int            `json:"files"`
+	Chunks      int            `json:"chunks"`
+	Vectors     int            `json:"vectors"`
+	Languages   map[string]int `json:"languages"`
 	// Skips counts skipped paths by reason at the last index run.
 	Skips map[string]int `json:"skips"`
 	// SkippedMost is set when the files on disk now would have more than
@@ -160,6 +164,9 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
 	st.SkippedMost = SkippedMostOf(plan.SkipShare())
 	if err := redactedStatus(ctx, db, e.cfg.IncludeSecrets, &st.Redacted); err != nil {
+		return nil, err
+	}
+	if st.SourceBytes, err = db.SourceBytes(ctx); err != nil {
 		return nil, err
 	}
 	st.IndexBytes = db.SizeBytes()

@@ -665,8 +665,8 @@ func renderStatus(root string, out IndexStatusOutput) string {
 		fmt.Fprintf(&b, "%s is not indexed.\n", root)
 	} else {
 		st := out.Status
-		fmt.Fprintf(&b, "root: %s\nindex: %s (%d bytes)\nfiles: %d, chunks: %d, embeddings: %d\nsearch: %s\nlast indexed: %s (generation %d)\nfresh: %v\n",
-			st.Root, st.IndexPath, st.IndexBytes, st.Files, st.Chunks, st.Vectors, st.Semantic, st.LastIndexed.Format(time.RFC3339), st.Generation, out.Fresh)
+		fmt.Fprintf(&b, "root: %s\nindex: %s (%d bytes; %d bytes of indexed source)\nfiles: %d, chunks: %d, embeddings: %d\nsearch: %s\nlast indexed: %s (generation %d)\nfresh: %v\n",
+			st.Root, st.IndexPath, st.IndexBytes, st.SourceBytes, st.Files, st.Chunks, st.Vectors, st.Semantic, st.LastIndexed.Format(time.RFC3339), st.Generation, out.Fresh)
 		if len(st.Skips) > 0 {
 			b.WriteString("skipped:")
 			for _, k := range sortedKeys(st.Skips) {
