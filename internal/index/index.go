@@ -179,10 +179,15 @@ func (s *Stats) SkipCounts() map[string]int {
 }
 
 // writeBatchFiles caps how many files one transaction holds; a batch also
-// closes when its chunk count passes writeBatchChunks.
+// closes when its chunk count passes writeBatchChunks. Each batch adds a
+// BM25 segment that the run's end merges: measured on a cold index of the
+// Go standard library, 4096 chunks a batch made 39 segments and a 3.2-3.7 s
+// merge, 16384 make 10 and 2.6-2.7 s, and 1 s less CPU in all, for 50 MB
+// more peak memory (166-170 MB -> 215-226 MB); the bound does not grow
+// with the repository.
 const (
-	writeBatchFiles  = 256
-	writeBatchChunks = 4096
+	writeBatchFiles  = 1024
+	writeBatchChunks = 16384
 )
 
 // maxKnownKeys caps the embedding keys a run holds in one map (about 100
