@@ -1,12 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
 	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -355,12 +356,45 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		}
 		c.Score = (c.Score + add) * mult
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].Score != cands[j].Score {
-			return cands[i].Score > cands[j].Score
+	sortResults(cands, func(a, b *Result) int {
+		if c := byScore(a, b); c != 0 {
+			return c
 		}
-		return cands[i].ChunkID < cands[j].ChunkID
+		return cmp.Compare(a.ChunkID, b.ChunkID)
 	})
+}
+
+// byScore orders results by score, best first.
+func byScore(a, b *Result) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return 0
+}
+
+// sortResults sorts rs by order, stably (results that order calls equal
+// keep their relative order), as sort.SliceStable would. It sorts
+// positions, not the results themselves (a Result is about 200 bytes and
+// a ranking sorts hundreds), then moves each result once.
+func sortResults(rs []Result, order func(a, b *Result) int) {
+	idx := make([]int32, len(rs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		if c := order(&rs[i], &rs[j]); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	sorted := make([]Result, len(rs))
+	for k, i := range idx {
+		sorted[k] = rs[i]
+	}
+	copy(rs, sorted)
 }
 
 // diversify damps each further chunk of an already-listed file by
@@ -375,7 +409,7 @@ func diversify(cands []Result, limit int) []Result {
 		}
 		seen[cands[i].Path] = n + 1
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
+	sortResults(cands, byScore)
 	if len(cands) > limit {
 		cands = cands[:limit]
 	}
