@@ -46,7 +46,7 @@ func TestInterruptedRunIsReportedAndCompleted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	_, err := e.Index(ctx, engine.IndexOptions{Progress: func(done, total int) {
 		if done == total-1 {
-			cancel() // after the first batches (256 files each) committed
+			cancel() // with all but the last file processed
 		}
 	}})
 	if err == nil || ctx.Err() == nil {

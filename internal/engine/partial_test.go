@@ -17,13 +17,13 @@ import (
 func TestFindDuringFirstIndex(t *testing.T) {
 	t.Parallel()
 	root := repo(t)
-	manyFiles(t, root, 600, "alpha")
+	manyFiles(t, root, 2200, "alpha")
 	cfg := testConfig(t)
 	builder := open(t, cfg, root, embedtest.New(32))
 	asker := open(t, cfg, root, embedtest.New(32))
 
 	paused, resume := make(chan int), make(chan struct{})
-	pauseAt := map[int]bool{5: true, 300: true} // before and after the first batch (256 files) commits
+	pauseAt := map[int]bool{5: true, 1100: true} // before and after the first batch (1024 files) commits
 	done := make(chan error, 1)
 	go func() {
 		_, err := builder.Index(t.Context(), engine.IndexOptions{Progress: func(n, total int) {
@@ -61,8 +61,8 @@ func TestFindDuringFirstIndex(t *testing.T) {
 		t.Errorf("find during the first index took %v; want an answer within 1 s", d)
 	}
 	st := resp.Stats
-	if st.IndexState != "partial" || st.Fresh || st.Progress == nil || st.Progress.FilesTotal < 600 || st.Progress.FilesDone < 256 || !strings.Contains(st.Stale, "being built") {
-		t.Errorf("partial answer stats = %+v (progress %+v); want partial, not fresh, with progress of 600 files", st, st.Progress)
+	if st.IndexState != "partial" || st.Fresh || st.Progress == nil || st.Progress.FilesTotal < 2200 || st.Progress.FilesDone < 1024 || !strings.Contains(st.Stale, "being built") {
+		t.Errorf("partial answer stats = %+v (progress %+v); want partial, not fresh, with progress of 2200 files", st, st.Progress)
 	}
 	if len(resp.Results) == 0 {
 		t.Error("partial answer has no results")
