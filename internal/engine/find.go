@@ -334,6 +334,14 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no indexable files under %s (see `ctx status` for what was skipped and why)", ErrEmptyIndex, e.root)
 	}
+	// Without a watcher, added and removed files are told by the recorded
+	// directories' times: a stat per directory (about 2.5 ms for the Go
+	// tree's), done beside the search. dirNote waits for it.
+	dirNote := func() string { return "" }
+	if !watched {
+		dirNote = e.startDirCheck(v)
+		defer dirNote()
+	}
 	// A kept engine answers a repeated request from its cache while the
 	// index state is the same. Code read from disk (Full) is only reused
 	// when a watcher vouches that no file changed since.
@@ -350,7 +358,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		if r := e.cache.get(ckey, changed); r != nil {
 			if !watched {
-				if note := e.checkDirs(v.dirStamps()).staleNote(); note != "" {
+				if note := dirNote(); note != "" {
 					r.Stats.Fresh, r.Stats.Stale = false, note
 				}
 			}
@@ -402,7 +410,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	case watched && !watchFresh:
 		resp.Stats.Fresh, resp.Stats.Stale = false, watchNote
 	case !watched:
-		if note := e.checkDirs(v.dirStamps()).staleNote(); note != "" {
+		if note := dirNote(); note != "" {
 			resp.Stats.Fresh, resp.Stats.Stale = false, note
 		}
 	}
@@ -418,6 +426,23 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		e.cache.put(ckey, &kept)
 	}
 	return resp, nil
+}
+
+// startDirCheck starts checking v's recorded directory times
+// ([Engine.checkDirs]) in a goroutine and returns a func that waits for
+// it and returns its stale note ("" when nothing changed); the func may
+// be called again, and must be called at least once.
+func (e *Engine) startDirCheck(v *view) func() string {
+	ch := make(chan string, 1)
+	go func() { ch <- e.checkDirs(v.dirStamps()).staleNote() }()
+	var note string
+	done := false
+	return func() string {
+		if !done {
+			note, done = <-ch, true
+		}
+		return note
+	}
 }
 
 // searchStats is the stats of a search's answer: its search statistics,
