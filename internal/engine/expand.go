@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -123,28 +125,32 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 		out = append(out, h)
 		return true
 	}
-	for _, seed := range hits[:min(o.Seeds, len(hits))] {
-		if o.Headers && seed.breadcrumb != "" {
-			parts := strings.Split(seed.breadcrumb, " > ")
-			owner := parts[len(parts)-1]
-			rows, err := v.db.ChunksByName(ctx, []string{owner}, 50)
-			if err != nil {
-				return nil, err
-			}
-			if r, ok := bestOwner(rows, owner, seed.Path); ok {
-				add(r, seed.Score*expandedScore, headerLines, "definition of "+owner)
+	seeds := hits[:min(o.Seeds, len(hits))]
+	// The seeds' reads are independent of what is added, so they run at
+	// once; the pieces are then added in the seeds' order, as one by one.
+	reads := make([]seedReads, len(seeds))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(expandWorkers)
+	for i, seed := range seeds {
+		g.Go(func() (err error) {
+			reads[i], err = e.readSeed(gctx, v.db, seed, o)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for k, seed := range seeds {
+		rd := reads[k]
+		if rd.owner != "" {
+			if r, ok := bestOwner(rd.owners, rd.owner, seed.Path); ok {
+				add(r, seed.Score*expandedScore, headerLines, "definition of "+rd.owner)
 			}
 		}
 		if o.Callees {
-			if err := e.expandCallees(ctx, v.db, seed, o.MaxCallees, add); err != nil {
-				return nil, err
-			}
+			addCallees(seed, rd.callees, o.MaxCallees, add)
 		}
-		if o.Neighbours && seed.EndLine-seed.StartLine < smallSeed {
-			rows, err := v.db.FileChunks(ctx, seed.Path)
-			if err != nil {
-				return nil, err
-			}
+		if rows := rd.file; rows != nil {
 			for i, r := range rows {
 				if r.StartLine != seed.StartLine || r.EndLine != seed.EndLine {
 					continue
@@ -184,6 +190,44 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 	return out, nil
 }
 
+// expandWorkers is how many seeds [Engine.Expand] reads at once.
+const expandWorkers = 2
+
+// seedReads is what [Engine.Expand] reads from the index for one seed.
+type seedReads struct {
+	owner   string           // the type a method seed belongs to; "" for none
+	owners  []store.ChunkRow // chunks named owner
+	callees calleeReads
+	file    []store.ChunkRow // the seed's file's chunks, for Neighbours
+}
+
+// readSeed reads what the expansions o asks for need about seed.
+func (e *Engine) readSeed(ctx context.Context, db *store.DB, seed Hit, o ExpandOptions) (seedReads, error) {
+	var rd seedReads
+	var err error
+	if o.Headers && seed.breadcrumb != "" {
+		parts := strings.Split(seed.breadcrumb, " > ")
+		rd.owner = parts[len(parts)-1]
+		if rd.owners, err = db.ChunksByName(ctx, []string{rd.owner}, 50); err != nil {
+			return rd, err
+		}
+	}
+	if o.Callees {
+		if rd.callees, err = e.readCallees(ctx, db, seed); err != nil {
+			return rd, err
+		}
+	}
+	if o.Neighbours && seed.EndLine-seed.StartLine < smallSeed {
+		if rd.file, err = db.FileChunks(ctx, seed.Path); err != nil {
+			return rd, err
+		}
+		if rd.file == nil {
+			rd.file = []store.ChunkRow{}
+		}
+	}
+	return rd, nil
+}
+
 // bestOwner picks the type or class definition named owner, preferring
 // the seed's file, then its directory.
 func bestOwner(rows []store.ChunkRow, owner, seedPath string) (store.ChunkRow, bool) {
@@ -215,9 +259,17 @@ var typeKinds = func() map[string]bool {
 	return m
 }()
 
-// expandCallees adds the definitions seed calls that its file's imports
-// (or its Go package) hold.
-func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max int, add func(store.ChunkRow, float64, int, string) bool) error {
+// calleeReads is what [Engine.readCallees] read for a seed: the names
+// it calls, in order of first call, the files and directories its file
+// imports, and the chunks defining those names.
+type calleeReads struct {
+	names   []string
+	targets map[string]bool
+	rows    []store.ChunkRow
+}
+
+// readCallees reads the names seed calls and their definitions.
+func (e *Engine) readCallees(ctx context.Context, db *store.DB, seed Hit) (calleeReads, error) {
 	code := seed.Code // set by a Full find
 	if code == "" {
 		code = e.Code(seed)
@@ -234,11 +286,11 @@ func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max 
 		names = append(names, name)
 	}
 	if len(names) == 0 {
-		return nil
+		return calleeReads{}, nil
 	}
 	ims, err := db.ImportsOf(ctx, seed.Path)
 	if err != nil {
-		return err
+		return calleeReads{}, err
 	}
 	targets := map[string]bool{}
 	for _, im := range ims {
@@ -248,8 +300,16 @@ func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max 
 	}
 	rows, err := db.ChunksByName(ctx, names, 20*len(names))
 	if err != nil {
-		return err
+		return calleeReads{}, err
 	}
+	return calleeReads{names: names, targets: targets, rows: rows}, nil
+}
+
+// addCallees adds up to max definitions of the names seed calls that its
+// file's imports (or its Go package) hold, the first in scope for each
+// name.
+func addCallees(seed Hit, c calleeReads, max int, add func(store.ChunkRow, float64, int, string) bool) {
+	names, targets, rows := c.names, c.targets, c.rows
 	n := 0
 	for _, name := range names {
 		if n == max {
@@ -269,7 +329,6 @@ func (e *Engine) expandCallees(ctx context.Context, db *store.DB, seed Hit, max 
 			break
 		}
 	}
-	return nil
 }
 
 // innermost returns the smallest chunk holding line.
