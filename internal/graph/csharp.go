@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -12,7 +11,7 @@ var (
 	// csUsing: using A.B; using static A.B.C; using X = A.B.C; global
 	// using ...; the alias target may be generic. A using statement
 	// (using var x = ...; using (...)) does not match.
-	csUsing = regexp.MustCompile(`^(?:global\s+)?using\s+(?:static\s+)?(?:@?\w+\s*=\s*)?(?:global\s*::\s*)?(@?[A-Za-z_]\w*(?:\s*\.\s*@?[A-Za-z_]\w*)*)\s*(?:<[^;]*>)?\s*;`)
+	csUsing = lazyRE(`^(?:global\s+)?using\s+(?:static\s+)?(?:@?\w+\s*=\s*)?(?:global\s*::\s*)?(@?[A-Za-z_]\w*(?:\s*\.\s*@?[A-Za-z_]\w*)*)\s*(?:<[^;]*>)?\s*;`)
 )
 
 // csharpUsings reads using directives (namespaces, static types and

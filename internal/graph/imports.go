@@ -6,7 +6,6 @@ package graph
 import (
 	"go/parser"
 	"go/token"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -82,9 +81,9 @@ func goImports(src []byte) []Import {
 
 var (
 	// pyImport: "import a.b as c, d" (the names after import).
-	pyImport = regexp.MustCompile(`^import\s+(.+)$`)
+	pyImport = lazyRE(`^import\s+(.+)$`)
 	// pyFrom: "from .a.b import (x, y)" (the module before import).
-	pyFrom = regexp.MustCompile(`^from\s+(\.*[\w.]*)\s+import\b`)
+	pyFrom = lazyRE(`^from\s+(\.*[\w.]*)\s+import\b`)
 )
 
 // pythonImports reads import and from-import statements at any
@@ -126,16 +125,16 @@ func pythonImports(src []byte) []Import {
 	return out
 }
 
-var pyModule = regexp.MustCompile(`^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$`)
+var pyModule = lazyRE(`^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$`)
 
 func validPyModule(s string) bool { return pyModule.MatchString(s) }
 
 var (
 	// jsFrom: import/export ... from "spec" (the from may end a
 	// multi-line import), and side-effect imports: import "spec".
-	jsFrom = regexp.MustCompile(`(?:^|[\s}*])from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']`)
+	jsFrom = lazyRE(`(?:^|[\s}*])from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']`)
 	// jsCall: require("spec"), import("spec").
-	jsCall = regexp.MustCompile(`\b(?:require|import)\s*\(\s*["']([^"']+)["']\s*\)`)
+	jsCall = lazyRE(`\b(?:require|import)\s*\(\s*["']([^"']+)["']\s*\)`)
 )
 
 // jsImports reads ES module imports and re-exports, CommonJS require and

@@ -3,14 +3,13 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 )
 
 var (
 	// cInclude: #include "x.h", #include <x.h>; #import and #include_next
 	// too. A macro (#include FOO_H) is not read.
-	cInclude = regexp.MustCompile(`^#\s*(?:include|include_next|import)\s*(<[^<>"\n]+>|"[^<>"\n]+")`)
+	cInclude = lazyRE(`^#\s*(?:include|include_next|import)\s*(<[^<>"\n]+>|"[^<>"\n]+")`)
 )
 
 // includes reads the #include directives of a C or C++ file, wherever

@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
@@ -12,10 +11,10 @@ import (
 var (
 	// jvmImport: "import [static] a.b.C[.*]" with an optional ";" (Java)
 	// or " as Alias" (Kotlin) after it.
-	jvmImport = regexp.MustCompile(`^import\s+(?:static\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)(\s*\.\s*\*)?\s*(?:;|\bas\b|$)`)
+	jvmImport = lazyRE(`^import\s+(?:static\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)(\s*\.\s*\*)?\s*(?:;|\bas\b|$)`)
 	// scalaImport: "import a.b.C", "import a.b._", "import a.b.{C, D => E}",
 	// several of them comma-separated.
-	scalaImport = regexp.MustCompile(`^import\s+(.+)$`)
+	scalaImport = lazyRE(`^import\s+(.+)$`)
 )
 
 // jvmImports reads the import statements of a Java or Kotlin file.
@@ -116,7 +115,7 @@ func scalaSpecs(s string) []string {
 	return out
 }
 
-var scalaDotted = regexp.MustCompile(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
+var scalaDotted = lazyRE(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
 
 // scalaName normalises one imported name: a trailing "._", ".*" or
 // ".given" becomes ".*".

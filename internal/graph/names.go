@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -19,19 +18,19 @@ type Name struct {
 }
 
 var (
-	goGroupStart = regexp.MustCompile(`^(const|var)\s*\(\s*(?://.*)?$`)
-	goGroupEntry = regexp.MustCompile(`^\t([A-Za-z_]\w*)\b`)
-	goSingle     = regexp.MustCompile(`^(const|var)\s+([A-Za-z_]\w*)\b`)
-	pyAssign     = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]`)
-	jsRequire    = regexp.MustCompile(`^\s*(?:await\s+)?(?:require|import)\s*\(`)
-	jsDecl       = regexp.MustCompile(`^(?:export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=`)
+	goGroupStart = lazyRE(`^(const|var)\s*\(\s*(?://.*)?$`)
+	goGroupEntry = lazyRE(`^\t([A-Za-z_]\w*)\b`)
+	goSingle     = lazyRE(`^(const|var)\s+([A-Za-z_]\w*)\b`)
+	pyAssign     = lazyRE(`^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]`)
+	jsRequire    = lazyRE(`^\s*(?:await\s+)?(?:require|import)\s*\(`)
+	jsDecl       = lazyRE(`^(?:export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=`)
 	// cDecl: a file-scope declaration with an initialiser: qualifiers and
 	// a type, then the name, optional array brackets, then "=".
 	// cDeclNoInit: a file-scope variable without an initialiser
 	// ("static unsigned long count;"); extern declarations and forward
 	// type declarations are not definitions.
-	cDeclNoInit = regexp.MustCompile(`^(?:(?:static|const|volatile|unsigned|signed|long|short|thread_local)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*;\s*(?://.*)?$`)
-	cDecl       = regexp.MustCompile(`^(?:(?:static|extern|const|constexpr|inline|volatile|unsigned|signed|struct|enum)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)(?:const\s+)?\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*=`)
+	cDeclNoInit = lazyRE(`^(?:(?:static|const|volatile|unsigned|signed|long|short|thread_local)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*;\s*(?://.*)?$`)
+	cDecl       = lazyRE(`^(?:(?:static|extern|const|constexpr|inline|volatile|unsigned|signed|struct|enum)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)(?:const\s+)?\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*=`)
 )
 
 // Names returns the top-level one-line constants and variables of a file
@@ -142,7 +141,7 @@ func Names(lang string, src []byte) []Name {
 
 // cForward matches C/C++ lines that declare no variable: forward type
 // declarations, extern declarations and other statements.
-var cForward = regexp.MustCompile(`^(?:struct|class|union|enum|typedef|using|extern|template|friend|namespace|return|goto|case|default|public|private|protected)\b`)
+var cForward = lazyRE(`^(?:struct|class|union|enum|typedef|using|extern|template|friend|namespace|return|goto|case|default|public|private|protected)\b`)
 
 // stripCLiterals removes string and character literals and a // comment
 // from a C line, so their braces do not count.

@@ -3,22 +3,21 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 )
 
 var (
-	phpUseStart = regexp.MustCompile(`^use\s+`)
+	phpUseStart = lazyRE(`^use\s+`)
 	// phpNamespaceBlock: namespace A\B { (a braced namespace, whose body
 	// may hold use statements one level down).
-	phpNamespaceBlock = regexp.MustCompile(`^namespace(?:\s+[\w\\]+)?\s*\{`)
+	phpNamespaceBlock = lazyRE(`^namespace(?:\s+[\w\\]+)?\s*\{`)
 	// phpRequire: require/include[_once] with one literal path, alone or
 	// after __DIR__, dirname(__FILE__) or dirname(__DIR__).
-	phpRequire = regexp.MustCompile(`^(?:<\?php\s+)?(?:require_once|require|include_once|include)\b\s*\(?\s*` +
+	phpRequire = lazyRE(`^(?:<\?php\s+)?(?:require_once|require|include_once|include)\b\s*\(?\s*` +
 		`(?:(__DIR__|dirname\s*\(\s*__FILE__\s*\)|dirname\s*\(\s*__DIR__\s*\))\s*\.\s*)?` +
 		`(?:'([^'$]+)'|"([^"$]+)")\s*\)?\s*;`)
-	phpName = regexp.MustCompile(`^\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*$`)
-	phpAs   = regexp.MustCompile(`(?i)\s+as\s+\w+`)
+	phpName = lazyRE(`^\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*$`)
+	phpAs   = lazyRE(`(?i)\s+as\s+\w+`)
 )
 
 // phpImports reads namespace use statements at the top level of a file

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -28,7 +27,7 @@ type Lookup struct {
 }
 
 // generics matches a generic argument list: "<…>" or, after a name, "[…]".
-var generics = regexp.MustCompile(`<[^<>]*>|(\w)\[[^\[\]]*\]`)
+var generics = lazyRE(`<[^<>]*>|(\w)\[[^\[\]]*\]`)
 
 // ParseLookup splits a symbol into its bare name and qualifiers; an
 // operator ("Vec2::operator+") keeps its operator as the name. A symbol
@@ -62,7 +61,7 @@ func ParseLookup(symbol string) Lookup {
 }
 
 // operatorRe finds an operator name: "operator" then its symbol.
-var operatorRe = regexp.MustCompile(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
+var operatorRe = lazyRE(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
 
 // Match is how well a definition's scope fits a lookup's qualifiers.
 type Match int
@@ -133,7 +132,7 @@ var layoutDirs = map[string]bool{"src": true, "lib": true, "include": true, "sou
 var moduleFiles = map[string]bool{"mod": true, "lib": true, "main": true, "index": true, "__init__": true, "init": true}
 
 // goMajor matches a Go module major-version directory ("v2").
-var goMajor = regexp.MustCompile(`^v[0-9]+$`)
+var goMajor = lazyRE(`^v[0-9]+$`)
 
 // Scope returns the names that qualify a definition, outermost first: the
 // directories of its path (less source-layout ones; for Go, less a

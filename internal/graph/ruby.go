@@ -3,14 +3,13 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 )
 
 var (
 	// rubyRequire: require "x", require_relative 'x', with or without
 	// parentheses; an interpolated name is not read.
-	rubyRequire = regexp.MustCompile(`^(require_relative|require)\b\s*\(?\s*(?:"([^"#]+)"|'([^']+)')`)
+	rubyRequire = lazyRE(`^(require_relative|require)\b\s*\(?\s*(?:"([^"#]+)"|'([^']+)')`)
 )
 
 // rubyRequires reads require and require_relative calls that start a

@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,14 +11,14 @@ import (
 var (
 	// rustItem: the start of a use, mod or extern crate item, after
 	// outer attributes and a visibility.
-	rustItem = regexp.MustCompile(`^(?:#!?\[[^\]]*\]\s*)*(?:pub\s*(?:\([^)]*\)\s*)?)?(use|mod|extern\s+crate)\s+`)
+	rustItem = lazyRE(`^(?:#!?\[[^\]]*\]\s*)*(?:pub\s*(?:\([^)]*\)\s*)?)?(use|mod|extern\s+crate)\s+`)
 	// rustPathAttr: a line holding only #[path = "file.rs"].
-	rustPathAttr = regexp.MustCompile(`^#\[\s*path\s*=\s*"([^"\\]+)"\s*\]$`)
-	rustAttr     = regexp.MustCompile(`^#!?\[`)
-	rustModDecl  = regexp.MustCompile(`^(?:r#)?([A-Za-z_]\w*)\s*([;{])`)
-	rustCrateRef = regexp.MustCompile(`^(?:r#)?([A-Za-z_]\w*)\s*(?:as\s+\w+\s*)?;`)
-	rustAs       = regexp.MustCompile(`\s+as\s+(?:r#)?\w+`)
-	rustSegment  = regexp.MustCompile(`^(?:r#)?[A-Za-z_]\w*$`)
+	rustPathAttr = lazyRE(`^#\[\s*path\s*=\s*"([^"\\]+)"\s*\]$`)
+	rustAttr     = lazyRE(`^#!?\[`)
+	rustModDecl  = lazyRE(`^(?:r#)?([A-Za-z_]\w*)\s*([;{])`)
+	rustCrateRef = lazyRE(`^(?:r#)?([A-Za-z_]\w*)\s*(?:as\s+\w+\s*)?;`)
+	rustAs       = lazyRE(`\s+as\s+(?:r#)?\w+`)
+	rustSegment  = lazyRE(`^(?:r#)?[A-Za-z_]\w*$`)
 )
 
 // rustImports reads use declarations (a group such as
