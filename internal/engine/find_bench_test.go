@@ -1,0 +1,72 @@
+// Benchmark of a one-shot find as `ctx find --json --limit 10` runs it:
+// a new engine per query (no kept handle, no query cache), over the 50
+// queries of scripts/goroot-queries.txt against an index of
+// $(go env GOROOT)/src.
+//
+//	CTX_BENCH_GOROOT_CACHE=/path/to/cache-dir \
+//	  go test -run='^$' -bench=BenchmarkFindGoroot -benchmem -count=10 ./internal/engine > new.txt
+//	benchstat old.txt new.txt
+//
+// The cache directory must hold an index of $(go env GOROOT)/src built by
+// this ctx (ctx index --repo $(go env GOROOT)/src with CTX_CACHE_DIR set
+// to it). Unset means skip.
+package engine
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/config"
+)
+
+func BenchmarkFindGoroot(b *testing.B) {
+	cacheDir := os.Getenv("CTX_BENCH_GOROOT_CACHE")
+	if cacheDir == "" || testing.Short() {
+		b.Skip("CTX_BENCH_GOROOT_CACHE is unset (or -short)")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("no go command: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	queries := benchQueries(b, "../../scripts/goroot-queries.txt")
+	cfg := config.Default()
+	cfg.CacheDir = cacheDir
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		e, err := Open(cfg, root, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10, AutoIndex: true}); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+		i++
+	}
+}
+
+// benchQueries reads one query per non-blank line.
+func benchQueries(b *testing.B, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var qs []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			qs = append(qs, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return qs
+}
