@@ -9,7 +9,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -483,38 +482,29 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 	}
 	page := make([]Segment, len(segs))
 	built := make([]bool, len(segs))
-	// build reads segment i's code and counts its tokens into page[i].
-	build := func(i int) int {
-		ps := segs[i]
-		h := hits[ps.Hits[0]]
-		stale := false
-		for _, j := range ps.Hits {
-			stale = stale || hits[j].Stale
-		}
-		sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
-			Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
-			Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
-		if debug {
-			sg.Boosts = h.Boosts
-		}
-		if sg.ScoreComponents == nil {
-			sg.ScoreComponents = map[string]search.ChannelHit{}
-		}
-		if len(ps.Hits) > 1 {
-			sg.Merged = len(ps.Hits)
-		}
-		sg.Context = h.Context
-		sg.Tokens = segmentTokens(&sg, format)
-		page[i] = sg
-		return sg.Tokens
-	}
-	for i := range prebuild(len(segs), budget-fixed, build) {
-		built[i] = true
-	}
 	cost := func(i int) int {
 		if !built[i] {
-			build(i)
-			built[i] = true
+			ps := segs[i]
+			h := hits[ps.Hits[0]]
+			stale := false
+			for _, j := range ps.Hits {
+				stale = stale || hits[j].Stale
+			}
+			sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
+				Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
+				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
+			if debug {
+				sg.Boosts = h.Boosts
+			}
+			if sg.ScoreComponents == nil {
+				sg.ScoreComponents = map[string]search.ChannelHit{}
+			}
+			if len(ps.Hits) > 1 {
+				sg.Merged = len(ps.Hits)
+			}
+			sg.Context = h.Context
+			sg.Tokens = segmentTokens(&sg, format)
+			page[i], built[i] = sg, true
 		}
 		return page[i].Tokens
 	}
@@ -525,45 +515,6 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 	n, used := pack.Fill(len(segs), budget, fixed, cost, shrink)
 	out.Tokens = used
 	return page[:n]
-}
-
-// prebuildWorkers is how many segments [prebuild] reads and counts at
-// once: the machines ctx targets have two cores or more.
-const prebuildWorkers = 2
-
-// prebuild calls build for segments 0, 1, … on prebuildWorkers
-// goroutines, in order, until build has been called for all n or the
-// tokens it returned add up to more than room (a page fills in order and
-// ends at the first segment that does not fit, so about one segment more
-// than the page takes is built). It returns how many segments it built:
-// all of 0..k-1. Reading a segment's code and counting its tokens is most
-// of a page's cost, and each segment's is independent of the others'.
-func prebuild(n, room int, build func(i int) int) int {
-	var (
-		mu        sync.Mutex // guards next and sum
-		next, sum int
-		wg        sync.WaitGroup
-	)
-	for range min(prebuildWorkers, n) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				if next >= n || sum > room {
-					mu.Unlock()
-					return
-				}
-				i := next
-				next++
-				mu.Unlock()
-				t := build(i)
-				mu.Lock()
-				sum += t
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return next
 }
 
 // footerTokens reserves room for the truncation footer and cursor, and
