@@ -70,9 +70,8 @@ type segBuilder struct {
 	docs   int64
 	tokens int64
 	// Scratch for one chunk: its terms, first seen first, and their
-	// counts per column (tf[i] for order[i]; at[t] is i).
-	at    map[string]int
-	order []string
+	// counts per column (tf[i] for order[i]; order[i].slot is i).
+	order []*termBuf
 	tf    [][NumColumns]uint32
 }
 
@@ -80,28 +79,35 @@ type termBuf struct {
 	data []byte
 	last int64
 	n    int
+	// chunk is the id + 1 of the chunk being added when it holds the
+	// term (0: none yet), slot the term's index in the builder's
+	// scratch for that chunk.
+	chunk int64
+	slot  int
 }
 
 func newSegBuilder() *segBuilder {
-	return &segBuilder{terms: map[string]*termBuf{}, at: map[string]int{}}
+	return &segBuilder{terms: map[string]*termBuf{}}
 }
 
 // add indexes one chunk and returns its token count over all columns.
 func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
-	clear(b.at)
 	b.order, b.tf = b.order[:0], b.tf[:0]
 	ntok := 0
 	for c, s := range cols {
 		for t := range strings.FieldsSeq(s) {
 			ntok++
-			i, ok := b.at[t]
-			if !ok {
-				i = len(b.order)
-				b.at[t] = i
-				b.order = append(b.order, t)
+			tb := b.terms[t]
+			if tb == nil {
+				tb = &termBuf{}
+				b.terms[t] = tb
+			}
+			if tb.chunk != id+1 {
+				tb.chunk, tb.slot = id+1, len(b.order)
+				b.order = append(b.order, tb)
 				b.tf = append(b.tf, [NumColumns]uint32{})
 			}
-			b.tf[i][c]++
+			b.tf[tb.slot][c]++
 		}
 	}
 	if ntok == 0 {
@@ -109,14 +115,8 @@ func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
 	}
 	b.docs++
 	b.tokens += int64(ntok)
-	for i, t := range b.order {
-		tf := &b.tf[i]
-		tb := b.terms[t]
-		if tb == nil {
-			tb = &termBuf{}
-			b.terms[t] = tb
-		}
-		tb.data = appendEntry(tb.data, id-tb.last, uint64(ntok), tf)
+	for i, tb := range b.order {
+		tb.data = appendEntry(tb.data, id-tb.last, uint64(ntok), &b.tf[i])
 		tb.last = id
 		tb.n++
 	}
@@ -226,31 +226,38 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO postings(term, seg, n, data) VALUES(?,?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("writing the BM25 index: %v", err)
-	}
-	defer ins.Close()
+	ins := newRowWriter(tx, `INSERT OR FAIL INTO postings(term, seg, n, data) VALUES`, "", 4, postingsRowsPerStmt)
+	defer ins.close()
 	// Sorted terms touch the (term, seg) index's pages in sequence.
-	terms := make([]string, 0, len(b.terms))
+	type term struct {
+		t  string
+		tb *termBuf
+	}
+	terms := make([]term, 0, len(b.terms))
 	var postings, bytes int64
 	for t, tb := range b.terms {
-		terms = append(terms, t)
+		terms = append(terms, term{t, tb})
 		postings += int64(tb.n)
 		bytes += int64(len(tb.data))
 	}
-	slices.Sort(terms)
+	slices.SortFunc(terms, func(x, y term) int { return strings.Compare(x.t, y.t) })
 	for _, t := range terms {
-		tb := b.terms[t]
-		if _, err := ins.ExecContext(ctx, t, seg, tb.n, tb.data); err != nil {
+		if err := ins.add(ctx, t.t, seg, t.tb.n, t.tb.data); err != nil {
 			return fmt.Errorf("writing the BM25 index: %v", err)
 		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
 	if err := recordSegment(ctx, tx, seg, b.docs, postings, bytes); err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
 	return nil
 }
+
+// postingsRowsPerStmt is the number of postings rows one INSERT
+// statement writes.
+const postingsRowsPerStmt = 256
 
 // newSegment allocates the next segment number in tx, adding the chunks
 // and tokens it brings to the index's live totals (0, 0 for a merge).
@@ -768,8 +775,8 @@ const (
 	fullMergeRatio = 0.25
 	deadMergeRatio = 0.05
 	// maxLightSegments is where the light policy merges the small
-	// segments: reading a merged segment's rows scans the (term, seg)
-	// index of every posting (0.2-0.4 s on the Go tree), so a watcher's
+	// segments: deleting the merged segments' rows scans every posting
+	// (0.2-0.4 s on the Go tree), so a watcher's
 	// runs put it off until this many accumulate, or until the next
 	// CompactPostings.
 	maxLightSegments = 64
@@ -867,59 +874,48 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 			return st, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	}
-	type row struct {
-		term string
-		n    int
-		data []byte
-	}
-	var pending []row
+	var pending []termRow
 	var postings, bytes int64
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+target+`(term, seg, n, data) VALUES(?,?,?,?)`)
-	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
-	}
-	defer ins.Close()
-	emit := func(r row) error {
+	ins := newRowWriter(tx, `INSERT OR FAIL INTO `+target+`(term, seg, n, data) VALUES`, "", 4, postingsRowsPerStmt)
+	defer ins.close()
+	emit := func(r termRow) error {
 		postings += int64(r.n)
 		bytes += int64(len(r.data))
 		if !full {
 			pending = append(pending, r)
 			return nil
 		}
-		_, err := ins.ExecContext(ctx, r.term, seg, r.n, r.data)
-		return err
+		return ins.add(ctx, r.term, seg, r.n, r.data)
+	}
+	entries := make(map[int64]int64, len(segs))
+	for _, s := range segs {
+		entries[s.seg] = s.postings
 	}
 	m := merger{dead: dead}
-	var cur string
-	flush := func() error {
-		r, ok, err := m.flush()
-		if err != nil || !ok {
-			return err
+	ok, err := mergeSegments(ctx, tx, merge, entries, &m, emit)
+	if err != nil {
+		return st, fmt.Errorf("compacting the BM25 index: %w", err)
+	}
+	if !ok {
+		// Rows out of the order mergeSegments relies on: start again,
+		// reading them through the (term, seg) index.
+		if full {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM postings_merged`); err != nil {
+				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+			}
 		}
-		return emit(row{cur, r.n, r.data})
+		ins.reset()
+		pending, postings, bytes = nil, 0, 0
+		m = merger{dead: dead}
+		if err := mergeByTerm(ctx, tx, merge, &m, emit); err != nil {
+			return st, fmt.Errorf("compacting the BM25 index: %w", err)
+		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	segList, _ := json.Marshal(merge)
 	where := `WHERE seg IN (SELECT value FROM json_each(?))`
-	if err := each(ctx, tx, "postings", `SELECT term, data FROM postings `+where+` ORDER BY term, seg`, []any{string(segList)}, func(rows *sql.Rows) error {
-		var t string
-		var data []byte
-		if err := rows.Scan(&t, &data); err != nil {
-			return err
-		}
-		if t != cur {
-			if err := flush(); err != nil {
-				return err
-			}
-			cur = t
-		}
-		m.rows = append(m.rows, data)
-		return nil
-	}); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %w", err)
-	}
-	if err := flush(); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %w", err)
-	}
 	st.Dropped = m.dropped
 
 	if full {
@@ -944,9 +940,12 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 			}
 		}
 		for _, r := range pending {
-			if _, err := ins.ExecContext(ctx, r.term, seg, r.n, r.data); err != nil {
+			if err := ins.add(ctx, r.term, seg, r.n, r.data); err != nil {
 				return st, fmt.Errorf("compacting the BM25 index: %v", err)
 			}
+		}
+		if err := ins.flush(ctx); err != nil {
+			return st, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	}
 	// A merged segment's docs: the live chunks for a full merge, the sum
