@@ -141,8 +141,8 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		if err != nil {
 			return err
 		}
-		progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, "a member of workspace "+opts.workspace+" has no index yet; indexing it first")
-		req.Progress = progress
+		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, "a member of workspace "+opts.workspace+" has no index yet; indexing it first")
+		req.Phase = phase
 		resp, err = engine.FindAcross(ctx, members, req)
 		finish()
 		if err != nil {
@@ -162,8 +162,8 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		if err != nil {
 			return err
 		}
-		progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
-		req.Progress = progress
+		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+		req.Phase = phase
 		resp, err = e.Find(ctx, req)
 		finish()
 		if err != nil {

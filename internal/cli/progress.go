@@ -3,40 +3,29 @@ package cli
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/ctx-dev/ctx/internal/engine"
 )
 
-// indexProgress returns the progress callback for an index run and the
-// func that ends the bar. When show is false both do nothing; otherwise
-// the bar is drawn on w from the first callback, after the optional note.
-func indexProgress(w io.Writer, show bool, note string) (progress func(done, total int), finish func()) {
-	return phaseProgress(w, show, note, "indexing")
-}
-
-// phaseProgress is indexProgress for a phase named desc ("indexing",
-// "syncing to Weaviate").
-func phaseProgress(w io.Writer, show bool, note, desc string) (progress func(done, total int), finish func()) {
+// indexPhases returns the Phase callback for an index run that a command
+// starts on the way (find, answer and train index a root first when they
+// must) and the func that ends its display. When show is false (stderr is
+// not a terminal) both do nothing; otherwise note, when set, is printed
+// at the first report and each phase gets its bar ([phasePrinter]).
+func indexPhases(w io.Writer, show bool, note string) (report func(engine.Phase), finish func()) {
 	if !show {
-		return func(int, int) {}, func() {}
+		return func(engine.Phase) {}, func() {}
 	}
-	var bar *progressbar.ProgressBar
-	progress = func(done, total int) {
-		if bar == nil {
-			if note != "" {
-				fmt.Fprintln(w, note)
-			}
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w),
-				progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	p := newPhasePrinter(w, true, time.Now)
+	p.startTicker()
+	var once sync.Once
+	report = func(ph engine.Phase) {
+		if note != "" {
+			once.Do(func() { fmt.Fprintln(w, note) })
 		}
-		_ = bar.Set(done)
+		p.report(ph)
 	}
-	finish = func() {
-		if bar != nil {
-			_ = bar.Finish()
-		}
-	}
-	return progress, finish
+	return report, p.finish
 }

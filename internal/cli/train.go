@@ -106,8 +106,8 @@ func runTrain(ctx context.Context, opts *trainOptions) error {
 // reindex brings e's index up to date (a rebuild, when the model
 // changed), reporting progress on stderr.
 func reindex(ctx context.Context, d *Deps, e *engine.Engine) error {
-	progress, finish := indexProgress(d.IO.ErrOut, d.IO.ErrTTY, "")
-	rep, err := e.Index(ctx, engine.IndexOptions{Progress: progress})
+	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, "")
+	rep, err := e.Index(ctx, engine.IndexOptions{Phase: phase})
 	finish()
 	if err != nil {
 		return err

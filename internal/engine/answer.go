@@ -23,7 +23,7 @@ type AnswerRequest struct {
 	Languages []string // as FindRequest
 	PathGlobs []string
 	AutoIndex bool
-	Progress  func(done, total int)
+	Phase     func(Phase) // the phases of an automatic index run
 	// Stream, when set, receives the answer's text as the model writes
 	// it, before citations are checked (for progress display only).
 	Stream func(delta string)
@@ -78,7 +78,7 @@ func (e *Engine) Answer(ctx context.Context, req AnswerRequest) (*AnswerResponse
 	start := time.Now()
 	resp, err := e.Find(ctx, FindRequest{
 		Query: req.Question, Limit: 30, Languages: req.Languages, PathGlobs: req.PathGlobs,
-		AutoIndex: req.AutoIndex, Progress: req.Progress, Expand: Modes["balanced"].Expand, Decompose: DecomposeOff,
+		AutoIndex: req.AutoIndex, Phase: req.Phase, Expand: Modes["balanced"].Expand, Decompose: DecomposeOff,
 	})
 	if err != nil {
 		return nil, err

@@ -32,9 +32,9 @@ type FindRequest struct {
 	// (see [Engine.Expand]); the zero value adds none.
 	Expand ExpandOptions
 	// AutoIndex indexes a root that has no index yet before searching,
-	// reporting progress through Progress.
+	// reporting that run's phases through Phase (see [IndexOptions]).
 	AutoIndex bool
-	Progress  func(done, total int)
+	Phase     func(Phase)
 	// Decompose says whether a complex question is split into
 	// sub-queries by the LLM (the zero value: when one is configured).
 	Decompose Decompose
@@ -308,7 +308,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, fmt.Errorf("%w: the first index of %s is starting; ask again in a moment", ErrNotIndexed, e.root)
 	}
 	if errors.Is(err, ErrNotIndexed) && req.AutoIndex {
-		rep, ierr := e.Index(ctx, IndexOptions{Progress: req.Progress})
+		rep, ierr := e.Index(ctx, IndexOptions{Phase: req.Phase})
 		if ierr != nil {
 			return nil, ierr
 		}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,13 +92,20 @@ func TestFindNotIndexed(t *testing.T) {
 func TestFindAutoIndex(t *testing.T) {
 	t.Parallel()
 	e := open(t, testConfig(t), repo(t), nil)
-	var calls atomic.Int64
-	resp := find(t, e, engine.FindRequest{Query: "exponential backoff", AutoIndex: true, Progress: func(int, int) { calls.Add(1) }})
+	var mu sync.Mutex
+	var ended []string
+	resp := find(t, e, engine.FindRequest{Query: "exponential backoff", AutoIndex: true, Phase: func(ph engine.Phase) {
+		if ph.End {
+			mu.Lock()
+			ended = append(ended, ph.Name)
+			mu.Unlock()
+		}
+	}})
 	if resp.Indexed == nil || resp.Indexed.Stats.Added != len(fixtureFiles) {
 		t.Fatalf("Indexed = %+v, want a report of %d added files", resp.Indexed, len(fixtureFiles))
 	}
-	if calls.Load() == 0 {
-		t.Error("Progress never called")
+	if want := []string{"discover", "chunk+embed", "resolve", "merge"}; !slices.Equal(ended, want) {
+		t.Errorf("phases of the automatic index run: %q, want %q", ended, want)
 	}
 	if len(resp.Results) == 0 || resp.Results[0].Path != "client/retry.go" {
 		t.Errorf("results = %v, want client/retry.go first", hitPaths(resp))
@@ -214,8 +221,8 @@ func TestFindAfterInterruptedIndex(t *testing.T) {
 	e := open(t, testConfig(t), root, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	_, err := e.Find(ctx, engine.FindRequest{Query: "ParseConfig", AutoIndex: true, Progress: func(done, _ int) {
-		if done == 1 {
+	_, err := e.Find(ctx, engine.FindRequest{Query: "ParseConfig", AutoIndex: true, Phase: func(ph engine.Phase) {
+		if ph.Name == "chunk+embed" && ph.Done == 1 {
 			cancel()
 		}
 	}})

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+func TestIndexPhases(t *testing.T) {
+	t.Parallel()
+	run := func(show bool) string {
+		var buf bytes.Buffer
+		report, finish := indexPhases(&buf, show, "no index yet; indexing first")
+		report(engine.Phase{Name: "discover", Unit: "files"})
+		report(engine.Phase{Name: "discover", Done: 3, Total: 3, Unit: "files", End: true})
+		report(engine.Phase{Name: "chunk+embed", Total: 3, Unit: "files"})
+		report(engine.Phase{Name: "chunk+embed", Done: 3, Total: 3, Unit: "files", End: true})
+		finish()
+		return buf.String()
+	}
+	if out := run(false); out != "" {
+		t.Errorf("without a terminal: %q, want nothing", out)
+	}
+	out := run(true)
+	if n := strings.Count(out, "no index yet; indexing first"); n != 1 {
+		t.Errorf("on a terminal the note is printed %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "chunk+embed") {
+		t.Errorf("on a terminal no bar names the chunk+embed phase:\n%s", out)
+	}
+}
