@@ -796,7 +796,7 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 }
 
 // CompactPostingsLight is [DB.CompactPostings] for a run of a few files:
-// no full merge (it rewrites every posting, 3 s on the Go tree; the
+// no full merge (it rewrites every posting, 2-3 s on the Go tree; the
 // search reads dead entries correctly meanwhile), and the small segments
 // are merged only once there are more than maxLightSegments. The next
 // CompactPostings does the rest.
