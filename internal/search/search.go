@@ -252,7 +252,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	for _, fl := range fileLists {
 		ids = append(ids, fl.reps...)
 	}
-	rows, err := s.missingRows(ctx, ids, rc.rows)
+	rows, err := s.DB.Chunks(ctx, ids)
 	if err != nil {
 		return nil, st, err
 	}
@@ -421,48 +421,13 @@ type recalled struct {
 	// denseErr is why embedding the query failed; the dense channel is
 	// then left out.
 	denseErr error
-	// rows are the chunk rows of the lexical lists' and file lists' ids,
-	// read while the dense channel was still running; nil when they were
-	// not read ahead (see [Searcher.missingRows]).
-	rows []store.ChunkRow
 }
 
-// missingRows returns the rows of ids: those of have, plus the others
-// read now. Rows come in no particular order, as [store.DB.Chunks] gives
-// them; ids that no longer exist are left out.
-func (s *Searcher) missingRows(ctx context.Context, ids []int64, have []store.ChunkRow) ([]store.ChunkRow, error) {
-	if have == nil {
-		return s.DB.Chunks(ctx, ids)
-	}
-	got := make(map[int64]bool, len(have))
-	for i := range have {
-		got[have[i].ID] = true
-	}
-	var rest []int64
-	for _, id := range ids {
-		if !got[id] {
-			got[id] = true
-			rest = append(rest, id)
-		}
-	}
-	if len(rest) == 0 {
-		return have, nil
-	}
-	more, err := s.DB.Chunks(ctx, rest)
-	if err != nil {
-		return nil, err
-	}
-	return append(have, more...), nil
-}
-
-// recall runs the recall channels concurrently; the lists are then put
-// in a fixed order, so fusion sees the same input as a sequential run.
-// The dense channel (embedding the query, then scanning every vector, in
-// memory) starts first, beside the lexical channels' independent SQLite
-// queries, which run on the read pool [Searcher].Concurrency at a time,
-// BM25 (the costliest) first; once they are done,
-// the rows of the chunks they found are read while the dense scan may
-// still run, so only the dense channel's new ids are read after it.
+// recall runs the recall channels. They are independent SQLite queries
+// (and the dense scan), so they run concurrently on the read pool,
+// GOMAXPROCS (at least two) at a time, the costliest (BM25) first; the
+// lists are then put in a fixed order, so fusion sees the same input as a
+// sequential run.
 func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
 	w := channelWeights(q.Kind)
 	var (
@@ -475,13 +440,79 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		qvec                                     []float32
 		denseErr                                 error
 	)
-	limit := cmp.Or(s.Concurrency, max(2, runtime.GOMAXPROCS(0)))
-	useDense := s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense")
 	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(s.Concurrency, max(2, runtime.GOMAXPROCS(0))))
+
+	// BM25 over all columns (the bm25-file channel reuses its hits).
+	g.Go(func() (err error) {
+		bm25Hits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(terms, maxBM25Terms(q.Kind), n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
+		return err
+	})
+
+	// Path channel: file paths and names that match the query's terms.
+	pathTerms := pickTerms(terms, 16, n)
+	usePath := len(pathTerms) > 0 && req.Uses("path")
+	if usePath {
+		g.Go(func() (err error) {
+			pathHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pathTerms), Weights: bm25Weights, Columns: 1 << store.ColPath, Limit: pathLimit, FileIDs: allowed})
+			return err
+		})
+	}
+
+	// Identifiers written in code style, as their own channel for long
+	// queries, where they are drowned by prose in the main BM25 list.
+	var code []weighted
+	if q.Kind == analyze.QueryLong && req.Uses("code") {
+		codeSet := map[string]bool{}
+		for _, sym := range q.Symbols {
+			analyze.Terms(sym, func(t string) { codeSet[t] = true })
+		}
+		for _, t := range terms {
+			if codeSet[t.text] {
+				code = append(code, t)
+			}
+		}
+	}
+	if len(code) > 0 {
+		g.Go(func() (err error) {
+			codeHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(code, 24, n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
+			return err
+		})
+	}
+
+	// Phrase channel: chunks holding every word of a quoted phrase (an
+	// error message, a literal), most precise first.
+	var phrase store.BM25Query
+	if len(q.Phrases) > 0 && req.Uses("phrase") {
+		phrase = phraseQuery(q.Phrases, terms)
+	}
+	if len(phrase.Groups) > 0 {
+		phrase.Weights, phrase.Limit, phrase.FileIDs = bm25Weights, bm25Limit, allowed
+		g.Go(func() (err error) {
+			phraseHits, err = s.DB.SearchBM25(gctx, phrase)
+			return err
+		})
+	}
+
+	// Symbol channel: chunks that define a name the query mentions.
+	g.Go(func() (err error) {
+		symIDs, symScores, err = s.symbolChannel(gctx, q, quals)
+		return err
+	})
+
+	// Mention channel: files the query names by path or in a stack frame,
+	// represented by the chunk holding the frame's line.
+	useMention := (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention")
+	if useMention {
+		g.Go(func() (err error) {
+			mention, err = s.mentionChannel(gctx, q, w.mention)
+			return err
+		})
+	}
 
 	// Dense channel.
 	var denseText string
-	if useDense {
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
 		denseText = denseQuery(req.Query, terms, n)
 		g.Go(func() error {
 			ectx := gctx
@@ -511,130 +542,37 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 			return nil
 		})
 	}
-	lex, lctx := errgroup.WithContext(gctx)
-	lex.SetLimit(limit)
-
-	// BM25 over all columns (the bm25-file channel reuses its hits).
-	lex.Go(func() (err error) {
-		bm25Hits, err = s.DB.SearchBM25(lctx, store.BM25Query{Terms: termTexts(pickTerms(terms, maxBM25Terms(q.Kind), n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
-		return err
-	})
-
-	// Path channel: file paths and names that match the query's terms.
-	pathTerms := pickTerms(terms, 16, n)
-	usePath := len(pathTerms) > 0 && req.Uses("path")
-	if usePath {
-		lex.Go(func() (err error) {
-			pathHits, err = s.DB.SearchBM25(lctx, store.BM25Query{Terms: termTexts(pathTerms), Weights: bm25Weights, Columns: 1 << store.ColPath, Limit: pathLimit, FileIDs: allowed})
-			return err
-		})
-	}
-
-	// Identifiers written in code style, as their own channel for long
-	// queries, where they are drowned by prose in the main BM25 list.
-	var code []weighted
-	if q.Kind == analyze.QueryLong && req.Uses("code") {
-		codeSet := map[string]bool{}
-		for _, sym := range q.Symbols {
-			analyze.Terms(sym, func(t string) { codeSet[t] = true })
-		}
-		for _, t := range terms {
-			if codeSet[t.text] {
-				code = append(code, t)
-			}
-		}
-	}
-	if len(code) > 0 {
-		lex.Go(func() (err error) {
-			codeHits, err = s.DB.SearchBM25(lctx, store.BM25Query{Terms: termTexts(pickTerms(code, 24, n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
-			return err
-		})
-	}
-
-	// Phrase channel: chunks holding every word of a quoted phrase (an
-	// error message, a literal), most precise first.
-	var phrase store.BM25Query
-	if len(q.Phrases) > 0 && req.Uses("phrase") {
-		phrase = phraseQuery(q.Phrases, terms)
-	}
-	if len(phrase.Groups) > 0 {
-		phrase.Weights, phrase.Limit, phrase.FileIDs = bm25Weights, bm25Limit, allowed
-		lex.Go(func() (err error) {
-			phraseHits, err = s.DB.SearchBM25(lctx, phrase)
-			return err
-		})
-	}
-
-	// Symbol channel: chunks that define a name the query mentions.
-	lex.Go(func() (err error) {
-		symIDs, symScores, err = s.symbolChannel(lctx, q, quals)
-		return err
-	})
-
-	// Mention channel: files the query names by path or in a stack frame,
-	// represented by the chunk holding the frame's line.
-	useMention := (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention")
-	if useMention {
-		lex.Go(func() (err error) {
-			mention, err = s.mentionChannel(lctx, q, w.mention)
-			return err
-		})
-	}
-
-	var r recalled
-	g.Go(func() error {
-		if err := lex.Wait(); err != nil {
-			return err
-		}
-		if req.Uses("bm25") {
-			r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
-		}
-		if len(code) > 0 {
-			r.lists = append(r.lists, ranked("code", w.code, codeHits))
-		}
-		if len(phrase.Groups) > 0 {
-			r.lists = append(r.lists, ranked("phrase", w.phrase, phraseHits))
-		}
-		if len(symIDs) > 0 && req.Uses("symbol") {
-			r.lists = append(r.lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
-		}
-		// File channels rank files, not chunks: every candidate chunk of the
-		// k-th file gets weight/(RRFK+k), and one representative chunk of each
-		// listed file joins the candidates.
-		if usePath {
-			fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
-			for _, h := range pathHits {
-				fl.reps = append(fl.reps, h.ChunkID)
-			}
-			r.fileLists = append(r.fileLists, fl)
-		}
-		if useMention {
-			r.fileLists = append(r.fileLists, mention)
-		}
-		if !useDense {
-			return nil
-		}
-		var ids []int64
-		for _, l := range r.lists {
-			ids = append(ids, l.IDs...)
-		}
-		for _, fl := range r.fileLists {
-			ids = append(ids, fl.reps...)
-		}
-		rows, err := s.DB.Chunks(gctx, ids)
-		if err != nil {
-			return err
-		}
-		r.rows = rows
-		if r.rows == nil {
-			r.rows = []store.ChunkRow{}
-		}
-		return nil
-	})
 	if err := g.Wait(); err != nil {
 		return recalled{}, err
 	}
+
+	var r recalled
 	r.bm25, r.qvec, r.denseText, r.denseErr = bm25Hits, qvec, denseText, denseErr
+	if req.Uses("bm25") {
+		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
+	}
+	if len(code) > 0 {
+		r.lists = append(r.lists, ranked("code", w.code, codeHits))
+	}
+	if len(phrase.Groups) > 0 {
+		r.lists = append(r.lists, ranked("phrase", w.phrase, phraseHits))
+	}
+	if len(symIDs) > 0 && req.Uses("symbol") {
+		r.lists = append(r.lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
+	}
+	// File channels rank files, not chunks: every candidate chunk of the
+	// k-th file gets weight/(RRFK+k), and one representative chunk of each
+	// listed file joins the candidates.
+	if usePath {
+		fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
+		for _, h := range pathHits {
+			fl.reps = append(fl.reps, h.ChunkID)
+		}
+		r.fileLists = append(r.fileLists, fl)
+	}
+	if useMention {
+		r.fileLists = append(r.fileLists, mention)
+	}
 	if qvec != nil {
 		r.lists = append(r.lists, Ranked{Channel: "dense", Weight: w.dense, IDs: denseIDs, Scores: denseScores})
 	}
