@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/mmap"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -109,23 +108,19 @@ func WriteVectorFileFrom(ctx context.Context, db *store.DB, path string, dims in
 type vecFileWriter struct {
 	path       string
 	dims, rows int
-	words      int
 	step       int // every step-th row feeds the weights
-	main, side *fileWriter
+	main       *fileWriter
 	sideFiles  [3]*os.File // ids, scales, sign bits
 	sideW      [3]*fileWriter
-	q          []int8
-	signs      []uint64
-	pos, neg   []float64
-	npos, nneg []int
+	q          []int8   // scratch row
+	signs      []uint64 // scratch sign bits
+	weights    *weightSums
 	err        error
 }
 
 func newVecFileWriter(path string, dims, expect int) (*vecFileWriter, error) {
-	w := &vecFileWriter{path: path, dims: dims, words: (dims + 63) / 64,
-		step: max(1, expect/weightSampleRows), q: make([]int8, dims),
-		pos: make([]float64, dims), neg: make([]float64, dims), npos: make([]int, dims), nneg: make([]int, dims)}
-	w.signs = make([]uint64, w.words)
+	w := &vecFileWriter{path: path, dims: dims, step: weightStep(expect), q: make([]int8, dims),
+		signs: make([]uint64, (dims+63)/64), weights: newWeightSums(dims)}
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	f, err := os.CreateTemp(dir, base+".tmp*")
 	if err != nil {
@@ -145,26 +140,13 @@ func newVecFileWriter(path string, dims, expect int) (*vecFileWriter, error) {
 	return w, nil
 }
 
-// addBlob appends the row of id from a stored vector, as
-// [Vectors.addBlob] reads one.
+// addBlob appends the row of id from a stored vector (see [int8Row]).
 func (w *vecFileWriter) addBlob(id int64, blob []byte) error {
-	if q, scale, ok := embed.Int8View(blob); ok && len(q) == w.dims {
-		w.addInt8(id, q, scale)
-		return w.err
-	}
-	vec, err := embed.DecodeVector(blob)
+	q, scale, err := int8Row(id, blob, w.dims, w.q)
 	if err != nil {
-		return fmt.Errorf("chunk %d: %w", id, err)
+		return err
 	}
-	if len(vec) != w.dims {
-		return fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), w.dims)
-	}
-	scale := embed.Quantize(vec, w.q)
-	if scale < 0 {
-		clear(w.q)
-		scale = 0
-	}
-	w.addInt8(id, w.q, scale)
+	w.addInt8(id, q, scale)
 	return w.err
 }
 
@@ -176,25 +158,12 @@ func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
 	}
 	w.sideW[0].u64(uint64(id))
 	w.sideW[1].u32(math.Float32bits(scale))
-	clear(w.signs)
-	for j, e := range q {
-		if e > 0 {
-			w.signs[j/64] |= 1 << (j % 64)
-		}
-	}
+	setSigns(w.signs, q)
 	for _, x := range w.signs {
 		w.sideW[2].u64(x)
 	}
 	if w.rows%w.step == 0 {
-		for j, e := range q {
-			if x := float64(e) * float64(scale); e > 0 {
-				w.pos[j] += x
-				w.npos[j]++
-			} else {
-				w.neg[j] += x
-				w.nneg[j]++
-			}
-		}
+		w.weights.add(q, scale)
 	}
 	w.rows++
 	w.err = cmp.Or(w.err, w.main.err, w.sideW[0].err, w.sideW[1].err, w.sideW[2].err)
@@ -231,15 +200,8 @@ func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 		m.n += n
 		m.pad()
 	}
-	for j := range w.dims {
-		var x float64
-		if w.npos[j] > 0 {
-			x += w.pos[j] / float64(w.npos[j])
-		}
-		if w.nneg[j] > 0 {
-			x -= w.neg[j] / float64(w.nneg[j])
-		}
-		m.u32(math.Float32bits(float32(x)))
+	for _, x := range w.weights.weights() {
+		m.u32(math.Float32bits(x))
 	}
 	m.pad()
 	m.bytes([]byte(model))

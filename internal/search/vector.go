@@ -146,37 +146,52 @@ func newVectors(generation int64, dims, n int) *Vectors {
 	}
 }
 
-// addBlob appends the row of id from a stored vector. Stored int8 rows
-// are already what add would make of their decoding: copied, not decoded
-// and quantised again. A vector of another length is an error (the index
-// mixes models and needs a rebuild).
+// addBlob appends the row of id from a stored vector (see [int8Row]).
 func (v *Vectors) addBlob(id int64, blob []byte) error {
-	if q, scale, ok := embed.Int8View(blob); ok && len(q) == v.dims {
-		v.addInt8(id, q, scale)
-		return nil
-	}
-	vec, err := embed.DecodeVector(blob)
+	q, scale, err := int8Row(id, blob, v.dims, make([]int8, v.dims))
 	if err != nil {
-		return fmt.Errorf("chunk %d: %w", id, err)
+		return err
 	}
-	if len(vec) != v.dims {
-		return fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), v.dims)
-	}
-	v.add(id, vec)
+	v.addInt8(id, q, scale)
 	return nil
 }
 
+// int8Row returns the int8 elements and scale of chunk id's stored vector
+// blob. Stored int8 rows are already what quantising their decoding would
+// make: returned as a view of blob, not decoded and quantised again; other
+// encodings are quantised into scratch (dims long, see [quantize]). A
+// vector of another
+// length is an error wrapping [embed.ErrDimension] (the index mixes models
+// and needs a rebuild).
+func int8Row(id int64, blob []byte, dims int, scratch []int8) ([]int8, float32, error) {
+	if q, scale, ok := embed.Int8View(blob); ok && len(q) == dims {
+		return q, scale, nil
+	}
+	vec, err := embed.DecodeVector(blob)
+	if err != nil {
+		return nil, 0, fmt.Errorf("chunk %d: %w", id, err)
+	}
+	if len(vec) != dims {
+		return nil, 0, fmt.Errorf("chunk %d: %w: %d dimensions, want %d; run `ctx index --rebuild`", id, embed.ErrDimension, len(vec), dims)
+	}
+	return scratch, quantize(vec, scratch), nil
+}
+
 // add quantises x (of v.dims elements) and appends it as the row of id.
-// A vector int8 cannot hold (NaN, ±Inf) is stored as zeros, which match
-// nothing.
 func (v *Vectors) add(id int64, x []float32) {
 	q := make([]int8, v.dims)
+	v.addInt8(id, q, quantize(x, q))
+}
+
+// quantize is [embed.Quantize] of x into q, a vector int8 cannot hold
+// (NaN, ±Inf) becoming zeros, which match nothing; it returns the scale.
+func quantize(x []float32, q []int8) float32 {
 	scale := embed.Quantize(x, q)
 	if scale < 0 {
 		clear(q)
 		scale = 0
 	}
-	v.addInt8(id, q, scale)
+	return scale
 }
 
 // addInt8 appends the row of id from its int8 elements q (v.dims of them)
@@ -187,7 +202,12 @@ func (v *Vectors) addInt8(id int64, q []int8, scale float32) {
 	v.rows = append(v.rows, q...)
 	v.scales = append(v.scales, scale)
 	v.signs = slices.Grow(v.signs, v.words)[:(i+1)*v.words]
-	sg := v.signs[i*v.words:]
+	setSigns(v.signs[i*v.words:(i+1)*v.words], q)
+}
+
+// setSigns sets sg (⌈len(q)/64⌉ words) to q's sign bits: bit j is set
+// when q[j] > 0.
+func setSigns(sg []uint64, q []int8) {
 	clear(sg)
 	for j, e := range q {
 		if e > 0 {
@@ -201,35 +221,59 @@ func (v *Vectors) addInt8(id int64, q []int8, scale float32) {
 // index, 106k rows, all rows took 0.1 s of a 0.6 s load).
 const weightSampleRows = 16384
 
+// weightStep is the row stride of the weights' sample over n rows.
+func weightStep(n int) int { return max(1, n/weightSampleRows) }
+
+// weightSums gathers, per dimension, the sum and count of the positive
+// and of the other row elements (scaled), from which [weightSums.weights]
+// makes [Vectors] weights.
+type weightSums struct {
+	pos, neg   []float64
+	npos, nneg []int
+}
+
+func newWeightSums(dims int) *weightSums {
+	return &weightSums{pos: make([]float64, dims), neg: make([]float64, dims), npos: make([]int, dims), nneg: make([]int, dims)}
+}
+
+// add counts one row: its int8 elements q and their scale.
+func (w *weightSums) add(q []int8, scale float32) {
+	for j, e := range q {
+		if x := float64(e) * float64(scale); e > 0 {
+			w.pos[j] += x
+			w.npos[j]++
+		} else {
+			w.neg[j] += x
+			w.nneg[j]++
+		}
+	}
+}
+
+// weights returns each dimension's mean positive element minus its mean
+// other element (each 0 when there are none).
+func (w *weightSums) weights() []float32 {
+	out := make([]float32, len(w.pos))
+	for j := range out {
+		var x float64
+		if w.npos[j] > 0 {
+			x += w.pos[j] / float64(w.npos[j])
+		}
+		if w.nneg[j] > 0 {
+			x -= w.neg[j] / float64(w.nneg[j])
+		}
+		out[j] = float32(x)
+	}
+	return out
+}
+
 // computeWeights sets v.weights from the rows (evenly spaced rows when
 // there are more than weightSampleRows).
 func (v *Vectors) computeWeights() {
-	pos, neg := make([]float64, v.dims), make([]float64, v.dims)
-	npos, nneg := make([]int, v.dims), make([]int, v.dims)
-	step := max(1, len(v.scales)/weightSampleRows)
+	w, step := newWeightSums(v.dims), weightStep(len(v.scales))
 	for i := 0; i < len(v.scales); i += step {
-		s := v.scales[i]
-		for j, e := range v.rows[i*v.dims : (i+1)*v.dims] {
-			if x := float64(e) * float64(s); e > 0 {
-				pos[j] += x
-				npos[j]++
-			} else {
-				neg[j] += x
-				nneg[j]++
-			}
-		}
+		w.add(v.rows[i*v.dims:(i+1)*v.dims], v.scales[i])
 	}
-	v.weights = make([]float32, v.dims)
-	for j := range v.weights {
-		var w float64
-		if npos[j] > 0 {
-			w += pos[j] / float64(npos[j])
-		}
-		if nneg[j] > 0 {
-			w -= neg[j] / float64(nneg[j])
-		}
-		v.weights[j] = float32(w)
-	}
+	v.weights = w.weights()
 }
 
 // Len returns the number of vectors.
