@@ -1,6 +1,7 @@
 package store
 
 import (
+	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -94,7 +95,7 @@ func mergeSegments(ctx context.Context, tx *sql.Tx, segs []int64, entries map[in
 			return false, err
 		}
 		if more {
-			h.push(c)
+			heap.Push(&h, c)
 		}
 	}
 	var group []*segCursor
@@ -102,7 +103,7 @@ func mergeSegments(ctx context.Context, tx *sql.Tx, segs []int64, entries map[in
 		term := h[0].term
 		group = group[:0]
 		for len(h) > 0 && h[0].term == term {
-			group = append(group, h.pop())
+			group = append(group, heap.Pop(&h).(*segCursor))
 		}
 		for _, c := range group {
 			m.rows = append(m.rows, c.data)
@@ -122,7 +123,7 @@ func mergeSegments(ctx context.Context, tx *sql.Tx, segs []int64, entries map[in
 				return false, err
 			}
 			if more {
-				h.push(c)
+				heap.Push(&h, c)
 			}
 		}
 	}
@@ -170,51 +171,25 @@ func (c *segCursor) next() (bool, error) {
 	return true, nil
 }
 
-// cursorHeap is a min-heap of cursors by (term, seg).
+// cursorHeap is a min-heap of cursors by (term, seg), through
+// container/heap.
 type cursorHeap []*segCursor
 
-func (h cursorHeap) less(i, j int) bool {
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
 	if h[i].term != h[j].term {
 		return h[i].term < h[j].term
 	}
 	return h[i].seg < h[j].seg
 }
-
-func (h *cursorHeap) push(c *segCursor) {
-	*h = append(*h, c)
-	for i := len(*h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
-		i = p
-	}
-}
-
-func (h *cursorHeap) pop() *segCursor {
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*segCursor)) }
+func (h *cursorHeap) Pop() any {
 	old := *h
-	top := old[0]
-	last := len(old) - 1
-	old[0] = old[last]
-	old[last] = nil
-	*h = old[:last]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= last {
-			break
-		}
-		w := l
-		if r := l + 1; r < last && h.less(r, l) {
-			w = r
-		}
-		if !h.less(w, i) {
-			break
-		}
-		(*h)[i], (*h)[w] = (*h)[w], (*h)[i]
-		i = w
-	}
-	return top
+	c := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return c
 }
 
 // mergeByTerm is mergeSegments for rows in any order: it reads them
