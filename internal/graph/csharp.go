@@ -25,7 +25,7 @@ func csharpUsings(src []byte) []Import {
 		if !bytes.HasPrefix(t, []byte("using")) && !bytes.HasPrefix(t, []byte("global")) {
 			return true
 		}
-		if m := csUsing.FindSubmatch(t); m != nil {
+		if m := csUsing().FindSubmatch(t); m != nil {
 			out = append(out, Import{Spec: strings.ReplaceAll(stripSpace(string(m[1])), "@", ""), Line: n})
 		}
 		return true

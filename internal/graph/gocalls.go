@@ -319,7 +319,7 @@ func (g *GoCalls) importsOf(file string, af *ast.File) *fileImports {
 			name = im.Name.Name
 		} else {
 			name = path.Base(spec)
-			if goMajor.MatchString(name) && path.Dir(spec) != "." {
+			if goMajor().MatchString(name) && path.Dir(spec) != "." {
 				name = path.Base(path.Dir(spec))
 			}
 			name = strings.TrimPrefix(strings.TrimPrefix(name, "go-"), "go.")

@@ -108,11 +108,11 @@ func pythonImports(src []byte) []Import {
 		if inString != "" {
 			continue
 		}
-		if m := pyFrom.FindStringSubmatch(t); m != nil {
+		if m := pyFrom().FindStringSubmatch(t); m != nil {
 			out = append(out, Import{Spec: m[1], Line: i + 1})
 			continue
 		}
-		if m := pyImport.FindStringSubmatch(t); m != nil {
+		if m := pyImport().FindStringSubmatch(t); m != nil {
 			for _, part := range strings.Split(m[1], ",") {
 				name, _, _ := strings.Cut(strings.TrimSpace(part), " ")
 				name = strings.Trim(name, "()\\ ")
@@ -127,7 +127,7 @@ func pythonImports(src []byte) []Import {
 
 var pyModule = lazyRE(`^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$`)
 
-func validPyModule(s string) bool { return pyModule.MatchString(s) }
+func validPyModule(s string) bool { return pyModule().MatchString(s) }
 
 var (
 	// jsFrom: import/export ... from "spec" (the from may end a
@@ -146,11 +146,11 @@ func jsImports(src []byte) []Import {
 		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "*") {
 			continue
 		}
-		for _, m := range jsFrom.FindAllStringSubmatch(t, -1) {
+		for _, m := range jsFrom().FindAllStringSubmatch(t, -1) {
 			spec := m[1] + m[2]
 			out = append(out, Import{Spec: spec, Line: i + 1})
 		}
-		for _, m := range jsCall.FindAllStringSubmatch(t, -1) {
+		for _, m := range jsCall().FindAllStringSubmatch(t, -1) {
 			out = append(out, Import{Spec: m[1], Line: i + 1})
 		}
 	}

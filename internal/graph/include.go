@@ -22,7 +22,7 @@ func includes(src []byte) []Import {
 		if len(t) == 0 || t[0] != '#' {
 			return true
 		}
-		if m := cInclude.FindSubmatch(t); m != nil {
+		if m := cInclude().FindSubmatch(t); m != nil {
 			out = append(out, Import{Spec: string(m[1]), Line: n})
 		}
 		return true

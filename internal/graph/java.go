@@ -33,7 +33,7 @@ func jvmImports(src []byte, syn *syntax) []Import {
 			return false
 		}
 		t = bytes.ReplaceAll(t, []byte("`"), nil) // Kotlin's quoted names
-		if m := jvmImport.FindSubmatch(t); m != nil {
+		if m := jvmImport().FindSubmatch(t); m != nil {
 			spec := stripSpace(string(m[1]))
 			if len(m[2]) > 0 {
 				spec += ".*"
@@ -73,7 +73,7 @@ func scalaImports(src []byte) []Import {
 		if !bytes.HasPrefix(t, []byte("import")) {
 			return true
 		}
-		m := scalaImport.FindSubmatch(t)
+		m := scalaImport().FindSubmatch(t)
 		if m == nil {
 			return true
 		}
@@ -122,13 +122,13 @@ var scalaDotted = lazyRE(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
 func scalaName(s string) string {
 	for _, w := range []string{"._", ".*", ".given"} {
 		if p, ok := strings.CutSuffix(s, w); ok {
-			if scalaDotted.MatchString(p) {
+			if scalaDotted().MatchString(p) {
 				return p + ".*"
 			}
 			return ""
 		}
 	}
-	if scalaDotted.MatchString(s) {
+	if scalaDotted().MatchString(s) {
 		return s
 	}
 	return ""

@@ -64,13 +64,13 @@ func Names(lang string, src []byte) []Name {
 			case group != "":
 				if strings.HasPrefix(l, ")") {
 					group = ""
-				} else if m := goGroupEntry.FindStringSubmatch(l); m != nil && m[1] != "_" {
+				} else if m := goGroupEntry().FindStringSubmatch(l); m != nil && m[1] != "_" {
 					add(m[1], group, i+1)
 				}
 			default:
-				if m := goGroupStart.FindStringSubmatch(l); m != nil {
+				if m := goGroupStart().FindStringSubmatch(l); m != nil {
 					group = m[1]
-				} else if m := goSingle.FindStringSubmatch(l); m != nil && m[2] != "_" {
+				} else if m := goSingle().FindStringSubmatch(l); m != nil && m[2] != "_" {
 					add(m[2], m[1], i+1)
 				}
 			}
@@ -89,7 +89,7 @@ func Names(lang string, src []byte) []Name {
 					inString = q
 				}
 			}
-			if m := pyAssign.FindStringSubmatch(l); m != nil && inString == "" {
+			if m := pyAssign().FindStringSubmatch(l); m != nil && inString == "" {
 				add(m[1], "", i+1)
 			}
 		}
@@ -97,7 +97,7 @@ func Names(lang string, src []byte) []Name {
 		for i, l := range lines {
 			// "var read = require('./read')" binds an import, not a
 			// definition of its own.
-			if m := jsDecl.FindStringSubmatch(l); m != nil && !strings.Contains(l, "=>") && !strings.Contains(l, "function") && !strings.Contains(l, "class ") && !jsRequire.MatchString(l[len(m[0]):]) {
+			if m := jsDecl().FindStringSubmatch(l); m != nil && !strings.Contains(l, "=>") && !strings.Contains(l, "function") && !strings.Contains(l, "class ") && !jsRequire().MatchString(l[len(m[0]):]) {
 				kind := "var"
 				if m[1] == "const" && isUpperName(m[2]) {
 					kind = "const"
@@ -112,15 +112,15 @@ func Names(lang string, src []byte) []Name {
 			if depth == 0 && l != "" && !unicode.IsSpace(rune(l[0])) && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") &&
 				!strings.HasPrefix(t, "/*") && !strings.HasPrefix(t, "return") && !strings.HasPrefix(t, "typedef") {
 				if eq := strings.IndexByte(l, '='); eq > 0 && !strings.Contains(l[:eq], "(") {
-					if m := cDecl.FindStringSubmatch(l); m != nil {
+					if m := cDecl().FindStringSubmatch(l); m != nil {
 						kind := "var"
 						if strings.Contains(l[:eq], "const") || isUpperName(m[1]) {
 							kind = "const"
 						}
 						add(m[1], kind, i+1)
 					}
-				} else if eq < 0 && !strings.Contains(l, "(") && !cForward.MatchString(t) {
-					if m := cDeclNoInit.FindStringSubmatch(l); m != nil {
+				} else if eq < 0 && !strings.Contains(l, "(") && !cForward().MatchString(t) {
+					if m := cDeclNoInit().FindStringSubmatch(l); m != nil {
 						add(m[1], "var", i+1)
 					}
 				}

@@ -46,17 +46,17 @@ func phpImports(src []byte) []Import {
 			} else if len(pending) > maxStatement {
 				pending = nil
 			}
-		case phpUseStart.Match(t) && (depth == 0 || depth == nsDepth):
-			rest := t[len(phpUseStart.Find(t)):]
+		case phpUseStart().Match(t) && (depth == 0 || depth == nsDepth):
+			rest := t[len(phpUseStart().Find(t)):]
 			if i := bytes.IndexByte(rest, ';'); i >= 0 {
 				out = append(out, phpUses(rest[:i], n)...)
 			} else {
 				pending, pendAt = append([]byte(nil), rest...), n
 			}
-		case phpNamespaceBlock.Match(t):
+		case phpNamespaceBlock().Match(t):
 			nsDepth = depth + 1
 		default:
-			if m := phpRequire.FindSubmatch(t); m != nil {
+			if m := phpRequire().FindSubmatch(t); m != nil {
 				p := string(m[2]) + string(m[3])
 				switch {
 				case len(m[1]) == 0:
@@ -86,7 +86,7 @@ func phpUses(s []byte, n int) []Import {
 			kind, str = k+" ", rest
 		}
 	}
-	str = stripSpace(phpAs.ReplaceAllString(str, ""))
+	str = stripSpace(phpAs().ReplaceAllString(str, ""))
 	var out []Import
 	for _, part := range splitTop(str, ',') {
 		prefix, group, ok := strings.Cut(part, "{")
@@ -100,7 +100,7 @@ func phpUses(s []byte, n int) []Import {
 			}
 		}
 		for _, name := range names {
-			if len(out) < maxUseLeaves && phpName.MatchString(name) {
+			if len(out) < maxUseLeaves && phpName().MatchString(name) {
 				out = append(out, Import{Spec: kind + strings.TrimPrefix(name, `\`), Line: n})
 			}
 		}

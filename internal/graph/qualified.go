@@ -34,12 +34,12 @@ var generics = lazyRE(`<[^<>]*>|(\w)\[[^\[\]]*\]`)
 // with no identifier in it gives an empty Name.
 func ParseLookup(symbol string) Lookup {
 	s := strings.TrimSpace(symbol)
-	if m := operatorRe.FindStringSubmatchIndex(s); m != nil {
+	if m := operatorRe().FindStringSubmatchIndex(s); m != nil {
 		name := "operator" + strings.TrimSpace(s[m[2]:m[3]])
 		return Lookup{Name: name, Quals: ParseLookup(s[:m[0]] + " x").Quals}
 	}
-	for i := 0; i < 3 && generics.MatchString(s); i++ { // nested generics
-		s = generics.ReplaceAllString(s, "$1")
+	for i := 0; i < 3 && generics().MatchString(s); i++ { // nested generics
+		s = generics().ReplaceAllString(s, "$1")
 	}
 	parts := strings.FieldsFunc(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$')
@@ -153,7 +153,7 @@ func Scope(relPath, lang, symbol, breadcrumb string) []string {
 	}
 	if dir := path.Dir(relPath); dir != "." {
 		for _, d := range strings.Split(dir, "/") {
-			if layoutDirs[d] || lang == "go" && goMajor.MatchString(d) {
+			if layoutDirs[d] || lang == "go" && goMajor().MatchString(d) {
 				continue
 			}
 			add(d)

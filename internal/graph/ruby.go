@@ -30,7 +30,7 @@ func rubyRequires(src []byte) []Import {
 		if !bytes.HasPrefix(t, []byte("require")) {
 			return true
 		}
-		m := rubyRequire.FindSubmatch(t)
+		m := rubyRequire().FindSubmatch(t)
 		if m == nil {
 			return true
 		}

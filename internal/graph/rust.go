@@ -57,15 +57,15 @@ func rustImports(src []byte) []Import {
 				pending = nil
 			}
 		case len(t) == 0:
-		case bytes.HasPrefix(t, []byte("#[path")) && rustPathAttr.Match(t):
-			attr = string(rustPathAttr.FindSubmatch(t)[1])
+		case bytes.HasPrefix(t, []byte("#[path")) && rustPathAttr().Match(t):
+			attr = string(rustPathAttr().FindSubmatch(t)[1])
 		default:
 			var loc []int
 			if strings.IndexByte("#pume", t[0]) >= 0 { // the letters items start with
-				loc = rustItem.FindSubmatchIndex(t)
+				loc = rustItem().FindSubmatchIndex(t)
 			}
 			if loc == nil {
-				if !rustAttr.Match(t) {
+				if !rustAttr().Match(t) {
 					attr = ""
 				}
 				break
@@ -80,7 +80,7 @@ func rustImports(src []byte) []Import {
 					pending, pendAt, pendIn = append([]byte(nil), rest...), n, in
 				}
 			case kind == "mod":
-				m := rustModDecl.FindSubmatch(rest)
+				m := rustModDecl().FindSubmatch(rest)
 				if m == nil {
 					break
 				}
@@ -94,7 +94,7 @@ func rustImports(src []byte) []Import {
 					out = append(out, Import{Spec: "mod " + strings.Join(append(in, name), "::"), Line: n})
 				}
 			default: // extern crate
-				if m := rustCrateRef.FindSubmatch(rest); m != nil && string(m[1]) != "self" {
+				if m := rustCrateRef().FindSubmatch(rest); m != nil && string(m[1]) != "self" {
 					out = append(out, Import{Spec: "extern crate " + string(m[1]), Line: n})
 				}
 			}
@@ -153,7 +153,7 @@ func rustRebase(spec string, in []string) string {
 // rustUseSpecs expands a use tree (the text between "use" and ";") into
 // the paths it names.
 func rustUseSpecs(tree string) []string {
-	tree = stripSpace(rustAs.ReplaceAllString(tree, ""))
+	tree = stripSpace(rustAs().ReplaceAllString(tree, ""))
 	var out []string
 	seen := map[string]bool{}
 	var expand func(prefix, t string, depth int)
@@ -204,7 +204,7 @@ func validRustPath(p string) bool {
 		if s == "*" && i == len(segs)-1 && i > 0 {
 			continue
 		}
-		if !rustSegment.MatchString(s) {
+		if !rustSegment().MatchString(s) {
 			return false
 		}
 	}
@@ -469,7 +469,7 @@ func CrateName(cargoToml []byte) string {
 		lib = pkg
 	}
 	lib = strings.ReplaceAll(lib, "-", "_")
-	if !rustSegment.MatchString(lib) {
+	if !rustSegment().MatchString(lib) {
 		return ""
 	}
 	return lib
