@@ -136,7 +136,7 @@ func (k Kind) parseTOML(raw any) (any, error) {
 		return b, nil
 	case KindInt:
 		n, ok := raw.(int64)
-		if !ok || n > math.MaxInt32 || n < math.MinInt32 {
+		if !ok || n > math.MaxInt || n < math.MinInt {
 			return nil, errWant{}
 		}
 		return int(n), nil
