@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -38,6 +39,13 @@ func TestScript(t *testing.T) {
 			env.Setenv("CTX_CACHE_DIR", env.WorkDir+"/.cache")
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.xdg")
+			// CTXBIN is the ctx that scripts run, for scripts that take
+			// it off PATH (exec $CTXBIN ...).
+			bin, err := exec.LookPath("ctx")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CTXBIN", bin)
 			return nil
 		},
 	})
