@@ -72,7 +72,7 @@ func runAnswer(ctx context.Context, opts *answerOptions) error {
 	if err != nil {
 		return err
 	}
-	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, firstIndexNote(e))
 	req := engine.AnswerRequest{Question: opts.question, Budget: opts.budget, Languages: opts.languages, PathGlobs: opts.paths, AutoIndex: true, Phase: phase}
 	if d.IO.ErrTTY && !opts.json {
 		// The answer is printed once its citations are checked; meanwhile

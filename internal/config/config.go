@@ -22,8 +22,15 @@ type Config struct {
 	// Home is the user's home directory, which ctx refuses to index itself
 	// without Force. Empty when it cannot be determined.
 	Home string
-	// Force allows indexing "/" or the home directory itself (--force).
+	// Force allows indexing "/" or the home directory itself, and a
+	// root over NonRepoMaxFiles (--force).
 	Force bool
+	// NonRepoMaxFiles caps the files of a first index of a root that is
+	// not inside a git work tree (a temporary or home subdirectory, say):
+	// over it, indexing (ctx index, the first ctx find, a server's first
+	// run) is refused without Force. Default [DefaultNonRepoMaxFiles]
+	// (20000); CTX_NON_REPO_MAX_FILES overrides it; 0 means no cap.
+	NonRepoMaxFiles int
 	// MaxFileBytes is the discovery size cap in bytes. Default 1 MiB
 	// (1<<20); CTX_MAX_FILE_BYTES overrides it.
 	MaxFileBytes int64
@@ -206,6 +213,10 @@ const (
 	DefaultMaxQueryBytes = 32 << 10
 	// DefaultQueryTimeout is [Embed].QueryTimeout when unset.
 	DefaultQueryTimeout = 2 * time.Second
+	// DefaultNonRepoMaxFiles is [Config].NonRepoMaxFiles by default:
+	// more files than most repositories hold, far fewer than a home or
+	// temporary directory can.
+	DefaultNonRepoMaxFiles = 20000
 	// DefaultWatchDebounce is [Config].WatchDebounce when unset.
 	DefaultWatchDebounce = 300 * time.Millisecond
 	// DefaultFreshWait is [Config].FreshWait by default: a query answers
@@ -244,6 +255,7 @@ func Default() Config {
 		Rerank:        Rerank{TopN: DefaultRerankTopN, Timeout: DefaultRerankTimeout},
 		Spend:         Spend{EmbedDay: DefaultEmbedDayUSD, RerankDay: DefaultRerankDayUSD, LLMDay: DefaultLLMDayUSD},
 	}
+	c.NonRepoMaxFiles = DefaultNonRepoMaxFiles
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
 	} else {
@@ -276,6 +288,13 @@ func Load() (Config, error) {
 			return c, fmt.Errorf("CTX_MAX_QUERY_BYTES=%q: want a positive number of bytes", v)
 		}
 		c.MaxQueryBytes = n
+	}
+	if v := os.Getenv("CTX_NON_REPO_MAX_FILES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("CTX_NON_REPO_MAX_FILES=%q: want a number of files (0: no cap)", v)
+		}
+		c.NonRepoMaxFiles = n
 	}
 	if v := os.Getenv("CTX_INCLUDE_SECRETS"); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/chunk"
@@ -54,6 +55,9 @@ type Engine struct {
 	cache    *queryCache // answers of repeated requests (keepOpen only)
 	ml       models      // the optional LLM and reranker, built on first use
 	opts     Options
+	// sizeChecked is set once [Engine.CheckFirstIndex] has let the root
+	// through, so a watcher's check and its first run walk it once.
+	sizeChecked atomic.Bool
 }
 
 // Options configures [Open]; nil means defaults.
