@@ -243,11 +243,15 @@ func (e *Engine) ensureDims(ctx context.Context) error {
 // openDB opens the root's database for indexing (created and migrated
 // when needed) or, with readOnly, for queries: then a missing database is
 // [ErrNotIndexed] and nothing is written, so queries never wait for or
-// block an index run.
+// block an index run. A database or directory it cannot open or write is
+// [ErrCacheDir].
 func (e *Engine) openDB(ctx context.Context, readOnly bool) (*store.DB, error) {
 	db, err := store.Open(ctx, e.dbPath, &store.Options{ReadOnly: readOnly, MustExist: readOnly, Resident: readOnly && e.keepOpen})
-	if errors.Is(err, store.ErrNotIndexed) {
+	switch {
+	case errors.Is(err, store.ErrNotIndexed):
 		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
+	case errors.Is(err, store.ErrAccess):
+		return nil, cacheDirErr(dirOf(e.dbPath), err)
 	}
 	return db, err
 }
