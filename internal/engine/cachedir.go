@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 )
 
 // ErrCacheDir means the cache directory, where the index databases live,
@@ -33,4 +35,20 @@ func cacheDirErr(dir string, err error) error {
 		return nil
 	}
 	return &cacheDirError{dir: dir, err: err}
+}
+
+// fsRefused reports whether err is the file system refusing a path: no
+// permission, a read-only file system, a path through a regular file.
+func fsRefused(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// openErr is the error of opening the index file itself: [ErrCacheDir]
+// when the file system refuses it.
+func (e *Engine) openErr(err error) error {
+	err = fmt.Errorf("opening index %s: %w", e.dbPath, err)
+	if fsRefused(err) {
+		return cacheDirErr(dirOf(e.dbPath), err)
+	}
+	return err
 }

@@ -45,6 +45,14 @@ func TestCacheDirErrors(t *testing.T) {
 		check(t, "Status", err, cfg.CacheDir)
 		_, err = e.Find(t.Context(), engine.FindRequest{Query: "retry", Limit: 5})
 		check(t, "Find", err, cfg.CacheDir)
+		// A server's engine keeps a handle, opened another way.
+		kept, err := engine.Open(cfg, e.Root(), &engine.Options{KeepOpen: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer kept.Close()
+		_, err = kept.Find(t.Context(), engine.FindRequest{Query: "retry", Limit: 5})
+		check(t, "Find (kept open)", err, cfg.CacheDir)
 	})
 	t.Run("database SQLite cannot open", func(t *testing.T) {
 		t.Parallel()

@@ -454,6 +454,10 @@ func (s *Server) explain(e *engine.Engine, err error) error {
 		return fmt.Errorf("the index of %s holds no code: nothing under it was indexable; see index_status for what was skipped and why", e.Root())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("canceled: %v", err)
+	case errors.Is(err, engine.ErrCacheDir):
+		// It names the directory and the settings that move it; a
+		// rebuild would fail the same way.
+		return err
 	}
 	return fmt.Errorf("%v; if the index is damaged, rebuild it with `ctx index --rebuild --repo %s`", err, e.Root())
 }
