@@ -63,6 +63,7 @@ QUESTION - reads the question from standard input.`,
 	f.IntVar(&opts.budget, "budget", engine.DefaultAnswerBudget, "tokens (o200k_base) of code shown to the model")
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs")
+	f.BoolVar(&deps.force, "force", false, "index the root first even where ctx would refuse it: /, the home directory, or over CTX_NON_REPO_MAX_FILES files outside a git work tree")
 	return cmd
 }
 
