@@ -101,6 +101,9 @@ measure() {
   rm -rf "$cache"
   mkdir -p "$cache"
   export CTX_CACHE_DIR=$cache
+  # The copies are not a git work tree and hold more files than ctx
+  # indexes on its own outside one (CTX_NON_REPO_MAX_FILES).
+  export CTX_NON_REPO_MAX_FILES=0
   local s kb
   /usr/bin/time -f '%e %M' -o "$cache/cold.time" "$bin" index --repo "$repo" --json > "$cache/cold.json"
   read -r s kb < "$cache/cold.time"

@@ -63,6 +63,7 @@ QUESTION - reads the question from standard input.`,
 	f.IntVar(&opts.budget, "budget", engine.DefaultAnswerBudget, "tokens (o200k_base) of code shown to the model")
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs")
+	f.BoolVar(&deps.force, "force", false, "index the root first even where ctx would refuse it: /, the home directory, or over CTX_NON_REPO_MAX_FILES files outside a git work tree")
 	return cmd
 }
 
@@ -72,7 +73,7 @@ func runAnswer(ctx context.Context, opts *answerOptions) error {
 	if err != nil {
 		return err
 	}
-	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, firstIndexNote(e))
 	req := engine.AnswerRequest{Question: opts.question, Budget: opts.budget, Languages: opts.languages, PathGlobs: opts.paths, AutoIndex: true, Phase: phase}
 	if d.IO.ErrTTY && !opts.json {
 		// The answer is printed once its citations are checked; meanwhile

@@ -43,7 +43,9 @@ func newFindCmd(deps *Deps, runF func(context.Context, *findOptions) error) *cob
 		Long: `Search the index for QUERY: a symbol (ReadMIMEHeader, http.Server), a question
 ("how are idle connections closed"), or a whole issue text with tracebacks. Prints one line
 per result: path, line range and a one-line summary. The first find on an unindexed
-repository builds the index first.
+repository builds the index first, saying so on stderr. Outside a git work tree that first
+index stops at CTX_NON_REPO_MAX_FILES (20000) files unless --force: run ctx inside the
+repository you mean, or pass --repo.
 
 QUERY - reads the query from standard input. A query over CTX_MAX_QUERY_BYTES (32 KiB) is
 searched by its first 32 KiB, with a warning. When the embedding provider fails or does not
@@ -117,6 +119,7 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
 	f.BoolVar(&opts.noRerank, "no-rerank", false, "skip the configured reranker")
 	f.StringVarP(&opts.workspace, "workspace", "w", "", "search every repository of this workspace (ctx workspace add); each result names its repo")
 	f.StringVar(&opts.mode, "mode", "", "pack with a mode's budget and context: quick (4k, no context), balanced (8k, the type and callees of the top 3), deep (16k, of the top 8, and callers)")
+	f.BoolVar(&deps.force, "force", false, "index the root first even where ctx would refuse it: /, the home directory, or over CTX_NON_REPO_MAX_FILES files outside a git work tree")
 	f.StringSliceVar(&opts.channels, "channels", nil, "recall only from these channels: lexical, dense, hybrid, or names among "+strings.Join(search.ChannelNames, ", ")+" (for ablations)")
 	return cmd
 }
@@ -162,7 +165,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		if err != nil {
 			return err
 		}
-		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, firstIndexNote(e))
 		req.Phase = phase
 		resp, err = e.Find(ctx, req)
 		finish()

@@ -26,7 +26,9 @@ func newIndexCmd(deps *Deps, runF func(context.Context, *indexOptions) error) *c
 		Short: "Build or update the index of a repository",
 		Long: `Build the index of PATH (default: --repo, else the enclosing git work tree, else the
 current directory), or bring it up to date: unchanged files are skipped by size and mtime,
-changed and new files are re-chunked, deleted files are removed.
+changed and new files are re-chunked, deleted files are removed. A root outside any git work
+tree is indexed whole (stderr says so), and its first index is refused over
+CTX_NON_REPO_MAX_FILES (20000) files unless --force.
 
 With --dry-run, nothing is indexed and nothing is sent: ctx walks and chunks the files as a
 run would and prints how many texts it would embed, their tokens (o200k_base), and, for a
@@ -48,7 +50,7 @@ daily cap (CTX_SPEND_EMBED_DAY). Prices come from a built-in table; CTX_PRICES o
 		},
 	}
 	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "discard the existing index and build it again")
-	cmd.Flags().BoolVar(&deps.force, "force", false, "allow indexing / or the home directory itself")
+	cmd.Flags().BoolVar(&deps.force, "force", false, "allow indexing / or the home directory itself, or over CTX_NON_REPO_MAX_FILES files outside a git work tree")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the run's statistics as JSON")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "estimate what a run would embed and cost; index nothing, send nothing")
 	return cmd
@@ -75,6 +77,11 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 		ph.startTicker()
 		iopts.Phase, iopts.SyncProgress = ph.report, syncPhase(ph.report)
 		finish = ph.finish
+	}
+	if !e.HasIndex() && e.WorkTree() == "" {
+		// Whatever the format: a directory indexed by mistake (a home
+		// or temporary directory) is seen before the run ends.
+		iopts.Phase = withNote(d.IO.ErrOut, "indexing "+e.Root()+nonRepoNote, iopts.Phase)
 	}
 	rep, err := e.Index(ctx, iopts)
 	finish() // before the summary, which may share the terminal

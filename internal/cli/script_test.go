@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -40,6 +41,13 @@ func TestScript(t *testing.T) {
 			env.Setenv("CTX_CACHE_DIR", env.WorkDir+"/.cache")
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.xdg")
+			// CTXBIN is the ctx that scripts run, for scripts that take
+			// it off PATH (exec $CTXBIN ...).
+			bin, err := exec.LookPath("ctx")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CTXBIN", bin)
 			return nil
 		},
 	})

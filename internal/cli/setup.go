@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,10 +48,13 @@ work tree, else the current directory); --global writes the user-level files ins
   vscode   .vscode/mcp.json and .github/copilot-instructions.md
            --global: mcp.json in VS Code's user directory
 
-The server command is this ctx executable's absolute path (--command overrides it). With
---repo the server serves that repository; without it, the directory the client starts it
-in (Cursor's and VS Code's project files pass ${workspaceFolder}). --print shows the
-changes as diffs and writes nothing.`,
+The server command in the repository's files, which teammates share, is "ctx" when a ctx is
+on PATH (a warning says so when it is not this one); without one it is this executable's
+absolute path, with a warning that other machines will not have it. The user-level files
+(--global) name this executable by its absolute path, which clients started outside a shell
+find without PATH. --command overrides both. With --repo the server serves that repository;
+without it, the directory the client starts it in (Cursor's and VS Code's project files pass
+${workspaceFolder}). --print shows the changes as diffs and writes nothing.`,
 		Example: `  ctx setup claude
   ctx setup codex --global
   ctx setup vscode --print
@@ -76,7 +80,7 @@ changes as diffs and writes nothing.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.global, "global", false, "write the client's user-level files instead of the repository's")
 	f.BoolVar(&opts.print, "print", false, "show the files and changes that setup would write, and write nothing")
-	f.StringVar(&opts.command, "command", "", "the ctx executable the client runs (default: this one's absolute path)")
+	f.StringVar(&opts.command, "command", "", `the ctx executable the client runs (default: "ctx" in the repository's files when it is on PATH, else this one's absolute path)`)
 	return cmd
 }
 
@@ -91,10 +95,17 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 		if err != nil {
 			return fmt.Errorf("finding the ctx executable: %v; pass --command", err)
 		}
-		if strings.Contains(filepath.ToSlash(exe), "/go-build") {
-			return flagError{fmt.Errorf("this ctx is a temporary build (%s), which clients could not start later; install it or pass --command", exe)}
+		onPath, err := exec.LookPath("ctx")
+		if err != nil {
+			onPath = "" // not found, or found only through a relative PATH entry
 		}
-		o.Command = exe
+		var warning string
+		if o.Command, warning, err = serverCommand(opts.global, exe, onPath); err != nil {
+			return err
+		}
+		if warning != "" {
+			fmt.Fprintf(d.IO.ErrOut, "warning: %s\n", warning)
+		}
 	}
 	root, err := d.root()
 	if err != nil {
@@ -146,6 +157,46 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 		fmt.Fprintf(d.IO.ErrOut, "Restart %s, or reload its MCP servers, to start ctx (%s mcp).\n", setup.Title(opts.client), o.Command)
 	}
 	return nil
+}
+
+// serverCommand chooses the command a client runs to start ctx mcp, from
+// exe (this executable) and onPath (what "ctx" on PATH resolves to, ""
+// when none does), with a warning for stderr when the choice has a catch.
+//
+// The repository's files are shared: they get "ctx", which each machine
+// resolves on its own PATH, whenever a ctx is on PATH here, and a warning
+// when it is another file than this one (the client will run that one).
+// With none on PATH they get exe, which works here, and a warning that it
+// names this machine's file. The user-level files (global) are this
+// machine's alone: they get exe, since clients started from a desktop
+// session do not see the PATH a shell profile sets. A temporary build
+// (go run) cannot be named: then PATH's ctx is used, or it is an error.
+func serverCommand(global bool, exe, onPath string) (command, warning string, err error) {
+	temp := strings.Contains(filepath.ToSlash(exe), "/go-build")
+	switch {
+	case !global && onPath != "":
+		if !sameFile(exe, onPath) {
+			warning = fmt.Sprintf(`the client will run the ctx on PATH (%s), not this one (%s): install this one with go install ./cmd/ctx, or pass --command`, onPath, exe)
+		}
+		return "ctx", warning, nil
+	case temp && onPath != "":
+		return onPath, fmt.Sprintf("this ctx is a temporary build (%s); the client will run the ctx on PATH (%s)", exe, onPath), nil
+	case temp:
+		return "", "", flagError{fmt.Errorf("this ctx is a temporary build (%s), which clients could not start later, and no ctx is on PATH; install it (go install ./cmd/ctx) or pass --command", exe)}
+	case !global:
+		return exe, fmt.Sprintf("ctx is not on PATH, so the repository's MCP configuration names this executable by its absolute path (%s), which other machines do not have: put ctx on PATH (go install ./cmd/ctx installs it in $(go env GOPATH)/bin) and run setup again to write \"ctx\", or pass --command", exe), nil
+	}
+	return exe, "", nil
+}
+
+// sameFile reports whether the paths name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // printSetupPlan lists what setup would do to each file, then the changes

@@ -14,8 +14,9 @@ import (
 )
 
 type statusOptions struct {
-	deps *Deps
-	json bool
+	deps    *Deps
+	json    bool
+	skipped bool
 }
 
 func newStatusCmd(deps *Deps, runF func(context.Context, *statusOptions) error) *cobra.Command {
@@ -25,9 +26,15 @@ func newStatusCmd(deps *Deps, runF func(context.Context, *statusOptions) error) 
 		Short: "Show what the index holds and whether it is fresh",
 		Long: `Show the index of the repository: files, chunks, languages, skipped paths by reason,
 where the index lives and its size, when it was last built, what it was built with, and how
-many files changed on disk since. Exits 4 when there is no index.`,
+many files changed on disk since. Exits 4 when there is no index.
+
+--skipped lists instead what the index leaves out, one "path<TAB>reason" line each (a
+directory, whose files are all left out, ends in /): the skips of the walk that compares the
+files on disk with the index, and the files recorded as skipped for their content. With --json
+the status object gains "skipped_files": [{"path", "reason", "detail", "dir"}].`,
 		Example: `  ctx status
-  ctx status --json`,
+  ctx status --json
+  ctx status --skipped | grep gitignore`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -37,6 +44,7 @@ many files changed on disk since. Exits 4 when there is no index.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&opts.skipped, "skipped", false, "list the skipped files with their reasons")
 	return cmd
 }
 
@@ -46,12 +54,28 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := e.Status(ctx)
+	st, err := e.StatusWith(ctx, engine.StatusOptions{SkippedFiles: opts.skipped})
 	if err != nil {
 		return err
 	}
-	if opts.json {
+	switch {
+	case opts.json && opts.skipped:
+		// skipped_files is there even when empty.
+		return writeJSON(d.IO.Out, struct {
+			*engine.Status
+			SkippedFiles []engine.SkippedFile `json:"skipped_files"`
+		}{st, append([]engine.SkippedFile{}, st.SkippedFiles...)})
+	case opts.json:
 		return writeJSON(d.IO.Out, st)
+	case opts.skipped:
+		for _, f := range st.SkippedFiles {
+			p := f.Path
+			if f.Dir {
+				p += "/"
+			}
+			fmt.Fprintf(d.IO.Out, "%s\t%s\n", p, f.Reason)
+		}
+		return nil
 	}
 	w := d.IO.Out
 	fmt.Fprintf(w, "root:          %s\n", st.Root)

@@ -26,8 +26,15 @@ type Config struct {
 	// Home is the user's home directory, which ctx refuses to index itself
 	// without Force. Empty when it cannot be determined.
 	Home string
-	// Force allows indexing "/" or the home directory itself (--force).
+	// Force allows indexing "/" or the home directory itself, and a
+	// root over NonRepoMaxFiles (--force).
 	Force bool
+	// NonRepoMaxFiles caps the files of a first index of a root that is
+	// not inside a git work tree (a temporary or home subdirectory, say):
+	// over it, indexing (ctx index, the first ctx find, a server's first
+	// run) is refused without Force. Default [DefaultNonRepoMaxFiles]
+	// (20000); CTX_NON_REPO_MAX_FILES overrides it; 0 means no cap.
+	NonRepoMaxFiles int
 	// MaxFileBytes is the discovery size cap in bytes. Default 1 MiB
 	// (1<<20); CTX_MAX_FILE_BYTES overrides it.
 	MaxFileBytes int64
@@ -74,11 +81,6 @@ type Config struct {
 	// returns what was found so far, marked partial. Default
 	// [DefaultRequestTimeout] (10s); CTX_REQUEST_TIMEOUT overrides it.
 	RequestTimeout time.Duration
-	// NonRepoMaxFiles is the most files a root that is not inside a git
-	// work tree, and has no index, may hold to be indexed without
-	// --force. Default [DefaultNonRepoMaxFiles] (20000);
-	// CTX_NON_REPO_MAX_FILES overrides it.
-	NonRepoMaxFiles int
 	// Server holds the defaults of ctx mcp and ctx serve.
 	Server Server
 	// LLM configures the optional language model (query decomposition,
@@ -240,6 +242,10 @@ const (
 	DefaultMaxQueryBytes = 32 << 10
 	// DefaultQueryTimeout is [Embed].QueryTimeout when unset.
 	DefaultQueryTimeout = 2 * time.Second
+	// DefaultNonRepoMaxFiles is [Config].NonRepoMaxFiles by default:
+	// more files than most repositories hold, far fewer than a home or
+	// temporary directory can.
+	DefaultNonRepoMaxFiles = 20000
 	// DefaultWatchDebounce is [Config].WatchDebounce when unset.
 	DefaultWatchDebounce = 300 * time.Millisecond
 	// DefaultFreshWait is [Config].FreshWait by default: a query answers

@@ -213,3 +213,34 @@ func TestLoadModelLayerErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadNonRepoMaxFiles: the cap on a first index outside a git work
+// tree defaults to 20000; CTX_NON_REPO_MAX_FILES sets it (0: no cap) and
+// a bad value is an error naming the variable.
+func TestLoadNonRepoMaxFiles(t *testing.T) {
+	for _, tc := range []struct {
+		val  string
+		want int
+		bad  bool
+	}{
+		{"", config.DefaultNonRepoMaxFiles, false},
+		{"500", 500, false},
+		{"0", 0, false},
+		{"-1", 0, true},
+		{"20k", 0, true},
+	} {
+		t.Run("value="+tc.val, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv("CTX_NON_REPO_MAX_FILES", tc.val)
+			c, err := config.Load("", nil)
+			switch {
+			case tc.bad && (err == nil || !strings.Contains(err.Error(), "CTX_NON_REPO_MAX_FILES")):
+				t.Errorf("error %v, want one naming CTX_NON_REPO_MAX_FILES", err)
+			case !tc.bad && err != nil:
+				t.Error(err)
+			case !tc.bad && c.NonRepoMaxFiles != tc.want:
+				t.Errorf("NonRepoMaxFiles = %d, want %d", c.NonRepoMaxFiles, tc.want)
+			}
+		})
+	}
+}

@@ -39,8 +39,8 @@ var settings = []*Setting{
 	},
 	{
 		Key: "index.non_repo_max_files", Env: "CTX_NON_REPO_MAX_FILES", Kind: KindInt,
-		Default: DefaultNonRepoMaxFiles, Min: Positive, Want: "want a positive number of files",
-		Doc:   "a root outside any git work tree, with no index, is indexed only when it holds at most this many files (else --force)",
+		Default: DefaultNonRepoMaxFiles, Min: NonNegative, Want: "want a number of files (0: no limit)",
+		Doc:   "a root outside any git work tree, with no index, is indexed only when it holds at most this many files (else --force); 0: no limit",
 		Field: func(c *Config) any { return &c.NonRepoMaxFiles },
 	},
 
@@ -306,8 +306,6 @@ func localModel(c *Config) bool {
 const (
 	// DefaultRequestTimeout is [Config].RequestTimeout by default.
 	DefaultRequestTimeout = 10 * time.Second
-	// DefaultNonRepoMaxFiles is [Config].NonRepoMaxFiles by default.
-	DefaultNonRepoMaxFiles = 20000
 	// DefaultHTTPAddr is [Server].HTTP by default: loopback only.
 	DefaultHTTPAddr = "127.0.0.1:8765"
 )

@@ -60,6 +60,13 @@ func FindRoot(dir string) (string, error) {
 	return abs, nil
 }
 
+// WorkTree returns the top of the git work tree that contains dir (an
+// absolute, clean path): the nearest directory at or above it with a .git
+// entry. ok is false outside any work tree.
+func WorkTree(dir string) (top string, ok bool) {
+	return gitTop(dir)
+}
+
 // isVolumeRoot reports whether an absolute, clean path is "/" or a volume
 // root.
 func isVolumeRoot(p string) bool {

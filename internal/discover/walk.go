@@ -35,7 +35,15 @@ type Options struct {
 	// and their ignore files read, so each path gets exactly the rules a
 	// whole walk would apply. Nil walks everything. See [WalkPaths].
 	Only []string
+	// MaxFiles, when positive, stops the walk as soon as it has listed
+	// more than this many indexable files: Walk then fails with
+	// [ErrTooManyFiles], having read no more of the tree.
+	MaxFiles int
 }
+
+// ErrTooManyFiles is returned (wrapped) by [Walk] when the walk lists more
+// than [Options.MaxFiles] files.
+var ErrTooManyFiles = errors.New("too many files")
 
 // File is one indexable file.
 type File struct {
@@ -268,6 +276,9 @@ func (w *walker) dir(ctx context.Context, rel, abs string, comps []string, git, 
 			w.link(name, childRel, childAbs) // link.go
 		case typ.IsRegular():
 			w.file(e, childRel, childAbs)
+			if w.overMax() {
+				return fmt.Errorf("more than %d files: %w", w.opts.MaxFiles, ErrTooManyFiles)
+			}
 		default:
 			w.skip(childRel, ReasonSpecial, typeName(typ), false)
 		}
@@ -307,6 +318,12 @@ func (w *walker) file(e fs.DirEntry, rel, abs string) {
 		ModTime:  fi.ModTime().UnixNano(),
 		Language: Language(rel),
 	})
+}
+
+// overMax reports whether the walk has listed more files than
+// [Options.MaxFiles] allows.
+func (w *walker) overMax() bool {
+	return w.opts.MaxFiles > 0 && len(w.res.Files) > w.opts.MaxFiles
 }
 
 func (w *walker) skip(rel string, reason Reason, detail string, dir bool) {

@@ -365,6 +365,50 @@ package b
 	}
 }
 
+// TestWalkMaxFiles: a walk with MaxFiles stops at the file that passes it
+// and lists no further directory; skipped files do not count, and a tree
+// at the cap walks whole.
+func TestWalkMaxFiles(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, `
+-- a/1.go --
+package a
+-- a/2.go --
+package a
+-- a/logo.png --
+PNG
+-- b/3.go --
+package b
+-- c/4.go --
+package c
+`)
+	for _, tc := range []struct {
+		max    int
+		over   bool
+		listed []string // directories listed, in order
+	}{
+		{max: 0, listed: []string{".", "a", "b", "c"}},
+		{max: 4, listed: []string{".", "a", "b", "c"}},
+		{max: 2, over: true, listed: []string{".", "a", "b"}},
+		{max: 1, over: true, listed: []string{".", "a"}},
+	} {
+		w := newWalker(&Options{MaxFiles: tc.max})
+		var listed []string
+		w.readDir = func(d string) ([]fs.DirEntry, error) {
+			rel, _ := filepath.Rel(dir, d)
+			listed = append(listed, filepath.ToSlash(rel))
+			return os.ReadDir(d)
+		}
+		_, err := w.walk(t.Context(), dir)
+		if tc.over != errors.Is(err, ErrTooManyFiles) || !tc.over && err != nil {
+			t.Errorf("MaxFiles %d: error %v, want ErrTooManyFiles: %v", tc.max, err, tc.over)
+		}
+		if !slices.Equal(listed, tc.listed) {
+			t.Errorf("MaxFiles %d: listed %v, want %v", tc.max, listed, tc.listed)
+		}
+	}
+}
+
 func TestSkipCounts(t *testing.T) {
 	t.Parallel()
 	r := &Result{Skips: []Skip{

@@ -178,6 +178,10 @@ func loadAdapted(path string) (*static.Provider, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if fsRefused(err) {
+		// It lives in the cache directory: the first file an engine reads.
+		return nil, cacheDirErr(dirOf(path), fmt.Errorf("reading the adapted model %s: %w", path, err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the adapted model %s: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/chunk"
@@ -54,6 +55,9 @@ type Engine struct {
 	cache    *queryCache // answers of repeated requests (keepOpen only)
 	ml       models      // the optional LLM and reranker, built on first use
 	opts     Options
+	// sizeChecked is set once [Engine.CheckFirstIndex] has let the root
+	// through, so a watcher's check and its first run walk it once.
+	sizeChecked atomic.Bool
 }
 
 // Options configures [Open]; nil means defaults.
@@ -239,11 +243,15 @@ func (e *Engine) ensureDims(ctx context.Context) error {
 // openDB opens the root's database for indexing (created and migrated
 // when needed) or, with readOnly, for queries: then a missing database is
 // [ErrNotIndexed] and nothing is written, so queries never wait for or
-// block an index run.
+// block an index run. A database or directory it cannot open or write is
+// [ErrCacheDir].
 func (e *Engine) openDB(ctx context.Context, readOnly bool) (*store.DB, error) {
 	db, err := store.Open(ctx, e.dbPath, &store.Options{ReadOnly: readOnly, MustExist: readOnly, Resident: readOnly && e.keepOpen})
-	if errors.Is(err, store.ErrNotIndexed) {
+	switch {
+	case errors.Is(err, store.ErrNotIndexed):
 		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
+	case errors.Is(err, store.ErrAccess):
+		return nil, cacheDirErr(dirOf(e.dbPath), err)
 	}
 	return db, err
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,7 +74,9 @@ const (
 // swapped in by one transaction ([store.DB.ReplaceWith]): queries answer
 // from the old index until then. A run that was interrupted is completed
 // by the next one. Errors: [discover.ErrUnsafeRoot] for "/" or the home
-// directory without --force, store and embedder failures, ctx.
+// directory without --force, [ErrTooManyFiles] for a first index of a big
+// tree outside a git work tree ([Engine.CheckFirstIndex]), [ErrCacheDir]
+// for a cache directory it cannot use, store and embedder failures, ctx.
 //
 // With the weaviate backend the local index is built first, then synced
 // into the repository's tenant (files whose content hash differs are
@@ -93,6 +96,9 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 // indexLocal builds or updates the local index.
 func (e *Engine) indexLocal(ctx context.Context, opts IndexOptions) (*IndexReport, error) {
 	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
+		return nil, err
+	}
+	if err := e.CheckFirstIndex(ctx); err != nil {
 		return nil, err
 	}
 	if err := e.ensureDims(ctx); err != nil {
@@ -161,7 +167,9 @@ func (e *Engine) nextPath() string { return e.dbPath + ".next" }
 func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opts IndexOptions) (*IndexReport, error) {
 	next := e.nextPath()
 	ndb, err := store.Open(ctx, next, nil)
-	if err != nil {
+	if errors.Is(err, store.ErrAccess) {
+		return nil, cacheDirErr(dirOf(next), err)
+	} else if err != nil {
 		return nil, err
 	}
 	rep, err := e.run(ctx, ndb, head{gen: hd.gen}, true, false, opts)

@@ -21,11 +21,11 @@ const lockPoll = 50 * time.Millisecond
 // process. The returned func releases it.
 func lockIndex(ctx context.Context, dbPath string, waiting func()) (func(), error) {
 	if err := os.MkdirAll(dirOf(dbPath), 0o755); err != nil {
-		return nil, fmt.Errorf("creating index directory: %w", err)
+		return nil, cacheDirErr(dirOf(dbPath), fmt.Errorf("creating index directory: %w", err))
 	}
 	f, err := os.OpenFile(dbPath+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("opening index lock: %w", err)
+		return nil, cacheDirErr(dirOf(dbPath), fmt.Errorf("opening index lock: %w", err))
 	}
 	told := false
 	for {

@@ -84,6 +84,30 @@ type Status struct {
 	// server, the tenant and what its last sync wrote; absent for the
 	// local store.
 	Backend *BackendStatus `json:"backend,omitempty"`
+	// SkippedFiles lists, by path, what the index leaves out and why:
+	// the skips of the walk that counted Changed, Added and Deleted, and
+	// the files the index recorded as skipped for their content (binary,
+	// generated, minified) that have not changed since. Only
+	// [StatusOptions].SkippedFiles fills it.
+	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
+}
+
+// SkippedFile is a path the index leaves out and why.
+type SkippedFile struct {
+	// Path is slash-separated and relative to the root; for a directory
+	// (Dir), nothing under it is indexed.
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	// Detail says more: the ignore rule and its file, the size, the link
+	// target, the error.
+	Detail string `json:"detail,omitempty"`
+	Dir    bool   `json:"dir,omitempty"`
+}
+
+// StatusOptions configures [Engine.StatusWith].
+type StatusOptions struct {
+	// SkippedFiles fills [Status].SkippedFiles.
+	SkippedFiles bool
 }
 
 // Redacted counts the secrets the index masked in file contents: chunks,
@@ -114,6 +138,11 @@ const RedactedListMax = 20
 // Status reports on the root's index. Errors: [ErrNotIndexed] when there is
 // no index.
 func (e *Engine) Status(ctx context.Context) (*Status, error) {
+	return e.StatusWith(ctx, StatusOptions{})
+}
+
+// StatusWith is [Engine.Status] with options.
+func (e *Engine) StatusWith(ctx context.Context, opts StatusOptions) (*Status, error) {
 	db, err := e.openDB(ctx, true)
 	if errors.Is(err, ErrNotIndexed) && e.remoteBackend() {
 		// A team member's checkout may have no local index: searches
@@ -163,6 +192,13 @@ func (e *Engine) Status(ctx context.Context) (*Status, error) {
 	}
 	st.Added, st.Changed, st.Deleted = plan.New, len(plan.Todo)-plan.New, plan.GoneIndexed
 	st.SkippedMost = SkippedMostOf(plan.SkipShare())
+	if opts.SkippedFiles {
+		st.SkippedFiles = make([]SkippedFile, len(plan.Skips))
+		for i, sk := range plan.Skips {
+			st.SkippedFiles[i] = SkippedFile{Path: sk.Path, Reason: string(sk.Reason), Detail: sk.Detail, Dir: sk.Dir}
+		}
+		slices.SortFunc(st.SkippedFiles, func(a, b SkippedFile) int { return cmp.Compare(a.Path, b.Path) })
+	}
 	if err := redactedStatus(ctx, db, e.cfg.IncludeSecrets, &st.Redacted); err != nil {
 		return nil, err
 	}

@@ -98,12 +98,12 @@ func (e *Engine) openHandle(ctx context.Context) (*handle, error) {
 		return nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening index %s: %w", e.dbPath, err)
+		return nil, e.openErr(err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("opening index %s: %w", e.dbPath, err)
+		return nil, e.openErr(err)
 	}
 	db, err := e.openDB(ctx, true)
 	if err != nil {
@@ -140,7 +140,7 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 		return nil, nil, fmt.Errorf("%w: %s has no index; run `ctx index`", ErrNotIndexed, e.root)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening index %s: %w", e.dbPath, err)
+		return nil, nil, e.openErr(err)
 	}
 	e.mu.Lock()
 	h := e.h

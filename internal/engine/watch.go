@@ -98,10 +98,15 @@ type watching struct {
 // FreshWait) instead of guessing from file times. Runs of a few paths
 // leave the full BM25 merge and the vector file for when the watcher has
 // been idle a while. It returns ctx's error when ctx ends it, or the
-// watcher's setup error. One Watch per engine at a time.
+// watcher's setup error; a root whose first index [Engine.CheckFirstIndex]
+// refuses is not watched ([ErrTooManyFiles]). One Watch per engine at a
+// time.
 func (e *Engine) Watch(ctx context.Context, opts *WatchOptions) error {
 	if opts == nil {
 		opts = &WatchOptions{}
+	}
+	if err := e.CheckFirstIndex(ctx); err != nil {
+		return err
 	}
 	idle := opts.IdleMaintenance
 	if idle <= 0 {

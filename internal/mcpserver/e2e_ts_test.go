@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,20 +33,22 @@ var defaultToolNames = []string{"codebase_retrieval", "get_symbol_definition", "
 // The client checks initialize, tools/list, codebase_retrieval (answer,
 // paging), get_symbol_definition and the repo_path guard; see its header.
 //
-// It needs node on PATH (else it skips) and the SDK installed with
-// `npm ci --prefix e2e/mcp` (else it fails: a skip would hide a broken CI).
+// It needs node on PATH and the SDK installed with `npm ci --prefix
+// e2e/mcp`; without either it skips, saying what to run, unless
+// CTX_REQUIRE_E2E is set (CI sets it), when it fails instead, so a broken
+// install cannot pass as a skip.
 func TestTypeScriptClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds ctx and runs node")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skipf("node is not on PATH (%v); install Node.js 18+ to run the TypeScript SDK client", err)
+		skipWithoutE2E(t, "node is not on PATH (%v): install Node.js 18+, then run npm ci --prefix e2e/mcp", err)
 	}
 	root := moduleRoot(t)
 	e2e := filepath.Join(root, "e2e", "mcp")
 	if _, err := os.Stat(filepath.Join(e2e, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("the TypeScript SDK is not installed in e2e/mcp/node_modules; run: npm ci --prefix e2e/mcp")
+		skipWithoutE2E(t, "the MCP TypeScript SDK is not installed in e2e/mcp/node_modules: run npm ci --prefix e2e/mcp")
 	}
 
 	tmp := t.TempDir()
@@ -131,6 +134,22 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		runClient(t, node, e2e, append(env, "CTX_MCP_TOKEN="+token), client, "http", base+"/mcp", repo, cache)
 	})
+}
+
+// requireE2E names the variable that turns the skips of
+// [skipWithoutE2E] into failures.
+const requireE2E = "CTX_REQUIRE_E2E"
+
+// skipWithoutE2E skips a test that needs what `npm ci --prefix e2e/mcp`
+// installs, with a message that says what is missing and what to run,
+// unless CTX_REQUIRE_E2E is set to a true value: then the test fails.
+func skipWithoutE2E(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if on, _ := strconv.ParseBool(os.Getenv(requireE2E)); on {
+		t.Fatalf("%s (%s is set: failing instead of skipping)", msg, requireE2E)
+	}
+	t.Skip(msg)
 }
 
 // raceFlag is ["-race"] when the test binary was built with -race: the

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,6 +17,9 @@ type indexJob struct {
 	started time.Time
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the run ends
+	// checked is closed once the root has passed
+	// engine.Engine.CheckFirstIndex (a refused run ends instead).
+	checked chan struct{}
 
 	mu       sync.Mutex
 	phase    string // scanning, indexing, finished, failed, canceled
@@ -56,7 +60,7 @@ func (s *Server) startIndex(e *engine.Engine, rebuild bool) *indexJob {
 		return j
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &indexJob{root: e.Root(), rebuild: rebuild, started: time.Now(), cancel: cancel, done: make(chan struct{}), phase: "scanning"}
+	j := &indexJob{root: e.Root(), rebuild: rebuild, started: time.Now(), cancel: cancel, done: make(chan struct{}), checked: make(chan struct{}), phase: "scanning"}
 	if s.closed {
 		cancel()
 		j.phase, j.finished, j.err = "canceled", true, fmt.Errorf("server is shutting down")
@@ -66,7 +70,19 @@ func (s *Server) startIndex(e *engine.Engine, rebuild bool) *indexJob {
 	s.jobs[e.Root()] = j
 	go func() {
 		defer close(j.done)
-		rep, err := e.Index(ctx, engine.IndexOptions{Rebuild: rebuild, Progress: j.progress})
+		var rep *engine.IndexReport
+		err := e.CheckFirstIndex(ctx)
+		if err == nil {
+			close(j.checked)
+			rep, err = e.Index(ctx, engine.IndexOptions{Rebuild: rebuild, Progress: j.progress})
+		}
+		switch {
+		case errors.Is(err, engine.ErrTooManyFiles):
+			s.setRefused(j.root, err)
+			err = s.refusal(j.root)
+		case err == nil:
+			s.setRefused(j.root, nil)
+		}
 		j.mu.Lock()
 		defer j.mu.Unlock()
 		j.ended, j.finished, j.report, j.err = time.Now(), true, rep, err
@@ -81,6 +97,17 @@ func (s *Server) startIndex(e *engine.Engine, rebuild bool) *indexJob {
 		s.log.Info("background index run ended", "root", j.root, "phase", j.phase, "err", err)
 	}()
 	return j
+}
+
+// waitChecked waits until the run has passed engine.Engine.CheckFirstIndex
+// or ended, whichever comes first: a walk of at most
+// config.Config.NonRepoMaxFiles files, and none for a root inside a git
+// work tree or with an index.
+func (j *indexJob) waitChecked() {
+	select {
+	case <-j.checked:
+	case <-j.done:
+	}
 }
 
 func (j *indexJob) progress(done, total int) {

@@ -50,7 +50,7 @@ type RetrievalInput struct {
 	Cursor             string   `json:"cursor,omitempty" jsonschema:"the cursor of a truncated previous result, to get its next page; repeat every other argument unchanged"`
 	Decompose          string   `json:"decompose,omitempty" jsonschema:"with an LLM configured on the server (CTX_LLM_PROVIDER): auto (default: split a complex question into up to 3 sub-queries and fuse their results), on, or off; without one, auto and off do nothing"`
 	ExplainResults     bool     `json:"explain_results,omitempty" jsonschema:"add a one-line summary of what each segment does, written by the server's LLM (cached by the code's hash); needs CTX_LLM_PROVIDER on the server"`
-	Workspace          string   `json:"workspace,omitempty" jsonschema:"search every repository of this workspace (list_workspaces) instead of one; each segment then names its repo. Not combined with repo_path or cursor: the page holds the best segments of all members within max_tokens"`
+	Workspace          string   `json:"workspace,omitempty" jsonschema:"search every repository of this workspace (a name that ctx workspace ls lists) instead of one; each segment then names its repo. Not combined with repo_path or cursor: the page holds the best segments of all members within max_tokens"`
 	RepoPath           string   `json:"repo_path,omitempty" jsonschema:"repository or folder to search, absolute or relative to the server root (default: the server root); must be inside the server root. A folder inside an indexed repository narrows the search to it; globs are then relative to the folder, result paths stay relative to the repository root"`
 }
 
@@ -98,7 +98,7 @@ func (sg *Segment) markdownTokens() int {
 type Freshness struct {
 	IndexGeneration int64    `json:"index_generation" jsonschema:"generation of the index the answer came from; grows with every changing index run"`
 	Fresh           bool     `json:"fresh" jsonschema:"true when the index held every edit made under the repository before this call (with the server's watcher); false when a returned file changed since it was indexed, files were added or removed since, or the index is being built"`
-	StaleFiles      []string `json:"stale_files,omitempty" jsonschema:"returned files that changed since indexing; run ctx index (or index_codebase) to refresh"`
+	StaleFiles      []string `json:"stale_files,omitempty" jsonschema:"returned files that changed since indexing; run ctx index to refresh"`
 	// Stale says why the answer is not fresh when the returned files are
 	// not the reason (files added, removed or still being indexed).
 	Stale string `json:"stale,omitempty" jsonschema:"why the answer may miss recent changes (files added or removed since the index, or edits the watcher is still indexing) and what to do"`

@@ -80,6 +80,10 @@ type Server struct {
 	mu      sync.Mutex
 	engines map[string]*engine.Engine // by repository root
 	jobs    map[string]*indexJob      // by repository root
+	// refused holds, by repository root, why ctx would not index it on
+	// its own (engine.ErrTooManyFiles), as a watcher or a background run
+	// found; tools then say so instead of starting runs.
+	refused map[string]error
 	closed  bool
 	// watchers are the running watchers by repository root: the server
 	// root's, and those of workspace members a tool searched while the
@@ -166,6 +170,17 @@ func (s *Server) watch(ctx context.Context, root string) {
 			}
 			s.log.Info("watcher's index run", "root", root, "run", r.String())
 		}})
+		if errors.Is(err, engine.ErrTooManyFiles) {
+			// Not watched: tools say why and what to do ([Server.explain]).
+			s.log.Warn("not watching", "root", root, "err", err)
+			s.mu.Lock()
+			if s.watchers[root] == w {
+				delete(s.watchers, root)
+			}
+			s.mu.Unlock()
+			s.setRefused(root, err)
+			return
+		}
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("the watcher stopped; answers check file times instead", "root", root, "err", err)
 		}
@@ -205,7 +220,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, root: root, log: opts.Logger, engines: map[string]*engine.Engine{}, jobs: map[string]*indexJob{}}
+	s := &Server{opts: opts, root: root, log: opts.Logger, engines: map[string]*engine.Engine{}, jobs: map[string]*indexJob{}, refused: map[string]error{}}
 	s.pages, _ = lru.New[string, *cachedPage](engine.QueryCacheSize)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -411,6 +426,8 @@ func inScope(scope, p string) bool {
 // index run (when AutoIndex is on), and the message says so.
 func (s *Server) explain(e *engine.Engine, err error) error {
 	switch {
+	case errors.Is(err, engine.ErrNotIndexed) && s.refusal(e.Root()) != nil:
+		return s.refusal(e.Root())
 	case errors.Is(err, engine.ErrNotIndexed) && s.watching(e.Root()):
 		// The watcher's first run is building the index: a second run
 		// would only wait for it.
@@ -418,17 +435,74 @@ func (s *Server) explain(e *engine.Engine, err error) error {
 	case errors.Is(err, engine.ErrNotIndexed):
 		if s.opts.AutoIndex {
 			j := s.startIndex(e, false)
-			return fmt.Errorf("%s is not indexed yet; ctx started indexing it in the background (%s). Call get_indexing_status or index_status to follow it, and retry this call when it is done (typically seconds to a minute). To index by hand: ctx index --repo %s", e.Root(), j.describe(), e.Root())
+			// A root ctx will not index on its own is known before the
+			// run writes anything: say so now rather than "started".
+			j.waitChecked()
+			if r := s.refusal(e.Root()); r != nil {
+				return r
+			}
+			follow := "Call index_status to follow it"
+			if s.offers("get_indexing_status") {
+				follow = "Call get_indexing_status or index_status to follow it"
+			}
+			return fmt.Errorf("%s is not indexed yet; ctx started indexing it in the background (%s). %s, and retry this call when it is done (typically seconds to a minute). To index by hand: ctx index --repo %s", e.Root(), j.describe(), follow, e.Root())
 		}
-		return fmt.Errorf("%s is not indexed; run `ctx index --repo %s` (or call index_codebase)", e.Root(), e.Root())
+		return fmt.Errorf("%s is not indexed; run `%s`", e.Root(), s.reindexFix(e.Root()))
 	case errors.Is(err, engine.ErrStale):
-		return fmt.Errorf("the index of %s was built by another ctx build or embedding model and cannot be searched; run `ctx index --repo %s` to rebuild it (or call index_codebase)", e.Root(), e.Root())
+		return fmt.Errorf("the index of %s was built by another ctx build or embedding model and cannot be searched; run `%s` to rebuild it", e.Root(), s.reindexFix(e.Root()))
 	case errors.Is(err, engine.ErrEmptyIndex):
 		return fmt.Errorf("the index of %s holds no code: nothing under it was indexable; see index_status for what was skipped and why", e.Root())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("canceled: %v", err)
+	case errors.Is(err, engine.ErrCacheDir):
+		// It names the directory and the settings that move it; a
+		// rebuild would fail the same way.
+		return err
 	}
 	return fmt.Errorf("%v; if the index is damaged, rebuild it with `ctx index --rebuild --repo %s`", err, e.Root())
+}
+
+// offers reports whether the server offers the tool called name (its
+// messages name only tools the client can call).
+func (s *Server) offers(name string) bool {
+	return slices.ContainsFunc(s.tools, func(t *mcp.Tool) bool { return t.Name == name })
+}
+
+// reindexFix is the command that (re)builds root's index, and the tool
+// that does it when the server offers one.
+func (s *Server) reindexFix(root string) string {
+	fix := "ctx index --repo " + root
+	if s.offers("index_codebase") {
+		fix += " (or call index_codebase)"
+	}
+	return fix
+}
+
+// setRefused records why ctx will not index root on its own (err is
+// engine.ErrTooManyFiles), or forgets it (err nil).
+func (s *Server) setRefused(root string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.refused, root)
+		return
+	}
+	s.refused[root] = err
+}
+
+// refusal returns the tool error for a root ctx will not index on its
+// own, nil when it has not been refused: what was found and the fixes
+// that a client of the server can apply.
+func (s *Server) refusal(root string) error {
+	s.mu.Lock()
+	err := s.refused[root]
+	s.mu.Unlock()
+	var tm *engine.TooManyFilesError
+	if !errors.As(err, &tm) {
+		return err
+	}
+	return fmt.Errorf("%s has no index, and ctx does not index it on its own: it is not inside a git work tree and holds more than %d files to index (the count stopped at %d; CTX_NON_REPO_MAX_FILES sets the limit). Start the server inside the repository you meant (or pass --repo DIR), pass a repo_path inside a repository, or index this directory once by hand: ctx index --force --repo %s",
+		tm.Root, tm.Max, tm.Found, tm.Root)
 }
 
 // since formats a duration in ms with one decimal.

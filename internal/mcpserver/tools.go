@@ -603,14 +603,17 @@ Example: {}`,
 		switch {
 		case err == nil:
 			out.Indexed, out.Status = true, st
-			out.Health = health(e.Root(), st, out.Indexing)
+			out.Health = s.health(e.Root(), st, out.Indexing)
 			out.Fresh = st.Changed+st.Added+st.Deleted == 0 && !st.Stale && !st.Incomplete
 		case isNotIndexed(err):
-			fix := fmt.Sprintf("ctx index --repo %s (or call index_codebase)", e.Root())
-			if out.Indexing != nil && (out.Indexing.Phase == "scanning" || out.Indexing.Phase == "indexing") {
+			problem, fix := "not indexed", s.reindexFix(e.Root())
+			switch {
+			case s.refusal(e.Root()) != nil:
+				problem, fix = "not indexed, and ctx does not index it on its own", s.refusal(e.Root()).Error()
+			case out.Indexing != nil && (out.Indexing.Phase == "scanning" || out.Indexing.Phase == "indexing"):
 				fix = "wait: this server is indexing it now (see indexing)"
 			}
-			out.Health = append(out.Health, Health{Problem: "not indexed", Fix: fix})
+			out.Health = append(out.Health, Health{Problem: problem, Fix: fix})
 		default:
 			return nil, out, s.explain(e, err)
 		}
@@ -620,9 +623,9 @@ Example: {}`,
 }
 
 // health lists what is wrong with an index and how to fix it.
-func health(root string, st *engine.Status, job *IndexingStatus) []Health {
+func (s *Server) health(root string, st *engine.Status, job *IndexingStatus) []Health {
 	out := []Health{}
-	reindex := fmt.Sprintf("ctx index --repo %s (or call index_codebase)", root)
+	reindex := s.reindexFix(root)
 	if st.Incomplete {
 		problem := "the last index run did not finish: files it had not reached answer from their earlier state"
 		if st.StoredIdentity == "" {

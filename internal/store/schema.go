@@ -143,7 +143,7 @@ func init() {
 
 func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("creating meta: %v", err)
+		return sqlErr("creating meta", err)
 	}
 	v, err := schemaVersion(ctx, db.w)
 	if err != nil {
@@ -160,7 +160,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	// then empty, which readers report as not indexed).
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+		return sqlErr(fmt.Sprintf("migrating to schema %d", v+1), err)
 	}
 	defer tx.Rollback()
 	for ; v < SchemaVersion; v++ {
@@ -170,14 +170,14 @@ func (db *DB) migrate(ctx context.Context) error {
 			stmt = stmt[len("\nCREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"):]
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+			return sqlErr(fmt.Sprintf("migrating to schema %d", v+1), err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)`, strconv.Itoa(v+1)); err != nil {
-			return fmt.Errorf("migrating to schema %d: %v", v+1, err)
+			return sqlErr(fmt.Sprintf("migrating to schema %d", v+1), err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrating to schema %d: %v", SchemaVersion, err)
+		return sqlErr(fmt.Sprintf("migrating to schema %d", SchemaVersion), err)
 	}
 	return nil
 }
@@ -188,7 +188,7 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	// an empty meta table: nothing is indexed yet.
 	var tables int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&tables); err != nil {
-		return fmt.Errorf("reading schema version: %v", err)
+		return sqlErr("reading schema version", err)
 	}
 	if tables == 0 {
 		return ErrNotIndexed
@@ -219,7 +219,7 @@ func schemaVersion(ctx context.Context, q queryer) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("reading schema version: %v", err)
+		return 0, sqlErr("reading schema version", err)
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {

@@ -156,9 +156,11 @@ func FileURI(path string) string { return "file:" + uriPath.Replace(path) }
 var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // Open opens (creating and migrating when needed) the database at path.
-// Errors: [ErrNotIndexed] (MustExist and no file), [ErrSchemaTooNew], or a
-// wrapped SQLite error.
-func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
+// Errors: [ErrNotIndexed] (MustExist and no file), [ErrSchemaTooNew],
+// [ErrAccess] (the file or its directory cannot be created, opened or
+// written), or a wrapped SQLite error.
+func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
+	defer func() { err = markAccess(err) }()
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -174,7 +176,6 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 		}
 	}
 	db := &DB{path: path, head: &headStmt{}}
-	var err error
 	if !opts.ReadOnly {
 		db.w, err = sql.Open("sqlite", dsn(path, true, false))
 		if err != nil {
