@@ -134,6 +134,7 @@ No services, no API keys, no downloads.`,
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
 		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
 		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps))
+	cmd.AddCommand(newEvalCmd(deps, nil))
 	return cmd
 }
 

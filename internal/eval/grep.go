@@ -1,0 +1,141 @@
+package eval
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+)
+
+// Grep is the baseline: what an agent without ctx does with a question.
+// It splits the query into words ([GrepWords]) and counts, in every file,
+// the lines that hold at least one of them, case-insensitively, as
+// `grep -c -i -F -e word1 -e word2 … FILE` would; files are ranked by that
+// count (most first; ties by path). It reads the same files as the index:
+// the discovered files that are not sniffed out as binary, generated or
+// minified. The files are held in memory, lower-cased, so a search times
+// the matching alone, as grep over files in the page cache would be
+// (without its process start).
+type Grep struct {
+	files []grepFile
+	// starts is a search's scratch list of matched line starts.
+	starts []int
+}
+
+type grepFile struct {
+	path string
+	text []byte // lower-cased content
+}
+
+// NewGrep reads files for [Grep.Search]. An unreadable or sniffed-out
+// file is skipped, as the index skips it; errors are ctx's cancellation.
+func NewGrep(ctx context.Context, files []discover.File) (*Grep, error) {
+	g := &Grep{}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		src, err := os.ReadFile(f.Abs)
+		if err != nil {
+			continue
+		}
+		if _, _, skip := discover.Sniff(f.Path, src); skip {
+			continue
+		}
+		g.files = append(g.files, grepFile{path: f.Path, text: bytes.ToLower(src)})
+	}
+	slices.SortFunc(g.files, func(a, b grepFile) int { return strings.Compare(a.path, b.path) })
+	return g, nil
+}
+
+// Files returns how many files g searches.
+func (g *Grep) Files() int { return len(g.files) }
+
+// Search returns the paths of the limit files with the most lines
+// matching query's words, most first (ties by path); files with none are
+// left out.
+func (g *Grep) Search(query string, limit int) []string {
+	words := GrepWords(query)
+	if len(words) == 0 {
+		return nil
+	}
+	pats := make([][]byte, len(words))
+	for i, w := range words {
+		pats[i] = []byte(w)
+	}
+	type hit struct {
+		path  string
+		lines int
+	}
+	var hits []hit
+	for _, f := range g.files {
+		if n := g.countLines(f.text, pats); n > 0 {
+			hits = append(hits, hit{f.path, n})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.lines, a.lines), strings.Compare(a.path, b.path)) })
+	out := make([]string, 0, min(limit, len(hits)))
+	for _, h := range hits[:min(limit, len(hits))] {
+		out = append(out, h.path)
+	}
+	return out
+}
+
+// countLines returns how many lines of text hold at least one of pats.
+func (g *Grep) countLines(text []byte, pats [][]byte) int {
+	g.starts = g.starts[:0]
+	for _, p := range pats {
+		for off := 0; off < len(text); {
+			i := bytes.Index(text[off:], p)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			g.starts = append(g.starts, bytes.LastIndexByte(text[:at], '\n')+1)
+			end := bytes.IndexByte(text[at:], '\n')
+			if end < 0 {
+				break
+			}
+			off = at + end + 1 // the rest of this line cannot add to the count
+		}
+	}
+	if len(g.starts) == 0 {
+		return 0
+	}
+	slices.Sort(g.starts)
+	return len(slices.Compact(g.starts))
+}
+
+// GrepWords returns the words [Grep] looks for: the query's runs of
+// letters, digits and underscores, lower-cased, without repeats, without
+// words of one character and without a short list of English function
+// words (the, of, to, is, …) that would match nearly every line.
+func GrepWords(query string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if len([]rune(w)) < 2 || stopWords[w] || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// stopWords are the English function words grep is not asked for.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the of to in on at by for from with as and or not no is are was were be been
+		it its this that these those if then else than so do does did can may will would should must has have had
+		which who whom what when where how into onto over under about all any each some such there their they them
+		we us our you your he she his her i me my one`) {
+		stopWords[w] = true
+	}
+}

@@ -1,0 +1,63 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+)
+
+func TestGrepWords(t *testing.T) {
+	t.Parallel()
+	got := GrepWords("How is the HTTP/2 frame's header_size read? Read it, a x")
+	want := []string{"http", "frame", "header_size", "read"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("GrepWords (-want +got):\n%s", d)
+	}
+}
+
+// TestGrep checks the baseline's counts and order: lines holding any of
+// the words, case-insensitively and as substrings, once per line.
+func TestGrep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		// 2 lines: "Parse" twice on one line counts once; "parser" holds "parse".
+		"a.go": "package a\n// Parse parses. Parse!\nfunc parser() {}\nvar x = 1\n",
+		// 3 lines.
+		"b.go": "package b\n// header\n// HEADER\n// parse header\n",
+		// 2 lines, ties with a.go: by path.
+		"c.go":  "package c\n// header one\n// header two\n",
+		"d.go":  "package d\n// nothing to see\n",
+		"e.bin": "header\x00header\x00parse\n", // sniffed out as binary, as the index does
+	}
+	var fs []discover.File
+	for p, src := range files {
+		abs := filepath.Join(dir, p)
+		if err := os.WriteFile(abs, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, discover.File{Path: p, Abs: abs})
+	}
+	g, err := NewGrep(t.Context(), fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Files() != 4 {
+		t.Errorf("Grep searches %d files, want 4 (the binary skipped)", g.Files())
+	}
+	got := g.Search("how to parse the header", 10)
+	want := []string{"b.go", "a.go", "c.go"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Search (-want +got):\n%s", d)
+	}
+	if got := g.Search("parse header", 1); !cmp.Equal(got, []string{"b.go"}) {
+		t.Errorf("Search with limit 1 = %q, want [b.go]", got)
+	}
+	if got := g.Search("the of a", 10); got != nil {
+		t.Errorf("Search of stop words alone = %q, want nothing", got)
+	}
+}
