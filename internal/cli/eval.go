@@ -157,38 +157,43 @@ func printEval(w io.Writer, rep *eval.Report) {
 	fmt.Fprintf(w, "queries     %d from %s: %s; seed %d%s\n", rep.Queries, from, strings.Join(kinds, ", "), rep.Seed, names)
 	fmt.Fprintf(w, "index       generation %d, model %s\n\n", rep.IndexGeneration, rep.Model)
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "system\tRecall@1\tRecall@5\tRecall@10\tMRR\tNDCG@10\tp50 ms\tp95 ms\t")
+	// Names align left, numbers right under their headings.
+	width := len("system")
 	for _, s := range rep.Systems {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t\n", s.Name, s.Recall1, s.Recall5, s.Recall10, s.MRR, s.NDCG10, s.LatencyP50MS, s.LatencyP95MS)
+		width = max(width, len(s.Name))
 	}
-	tw.Flush()
+	fmt.Fprintf(w, "%-*s  Recall@1  Recall@5  Recall@10    MRR  NDCG@10    p50 ms    p95 ms\n", width, "system")
+	for _, s := range rep.Systems {
+		fmt.Fprintf(w, "%-*s  %8.3f  %8.3f  %9.3f  %5.3f  %7.3f  %8.1f  %8.1f\n", width, s.Name, s.Recall1, s.Recall5, s.Recall10, s.MRR, s.NDCG10, s.LatencyP50MS, s.LatencyP95MS)
+	}
 
 	fmt.Fprintln(w, "\nNDCG@10 by query kind")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "system\t")
+	var heads []string
+	fmt.Fprintf(w, "%-*s", width, "system")
 	for _, k := range eval.Kinds {
 		if n := rep.ByKind[k]; n > 0 {
-			fmt.Fprintf(tw, "%s (%d)\t", k, n)
+			heads = append(heads, fmt.Sprintf("%s (%d)", k, n))
+			fmt.Fprintf(w, "  %s", heads[len(heads)-1])
 		}
 	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(w)
 	for _, s := range rep.Systems {
-		fmt.Fprintf(tw, "%s\t", s.Name)
+		fmt.Fprintf(w, "%-*s", width, s.Name)
+		i := 0
 		for _, k := range eval.Kinds {
 			if rep.ByKind[k] > 0 {
-				fmt.Fprintf(tw, "%.3f\t", s.ByKind[k].NDCG10)
+				fmt.Fprintf(w, "  %*.3f", len(heads[i]), s.ByKind[k].NDCG10)
+				i++
 			}
 		}
-		fmt.Fprintln(tw)
+		fmt.Fprintln(w)
 	}
-	tw.Flush()
 
 	if len(rep.Details) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nrank of the answer's file per system (0: not in the first 10 files)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, s := range rep.Systems {
 		fmt.Fprintf(tw, "%s\t", s.Name)
 	}

@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ctx-dev/ctx/internal/discover"
@@ -18,13 +20,13 @@ import (
 // `grep -c -i -F -e word1 -e word2 … FILE` would; files are ranked by that
 // count (most first; ties by path). It reads the same files as the index:
 // the discovered files that are not sniffed out as binary, generated or
-// minified. The files are held in memory, lower-cased, so a search times
-// the matching alone, as grep over files in the page cache would be
-// (without its process start).
+// minified. The files are held in memory, lower-cased, and searched on
+// every core at once (as ripgrep does), so a search times the matching
+// alone, as a search of files in the page cache would be (without a
+// process start). Searches may run concurrently.
 type Grep struct {
-	files []grepFile
-	// starts is a search's scratch list of matched line starts.
-	starts []int
+	files   []grepFile
+	workers int
 }
 
 type grepFile struct {
@@ -50,6 +52,7 @@ func NewGrep(ctx context.Context, files []discover.File) (*Grep, error) {
 		g.files = append(g.files, grepFile{path: f.Path, text: bytes.ToLower(src)})
 	}
 	slices.SortFunc(g.files, func(a, b grepFile) int { return strings.Compare(a.path, b.path) })
+	g.workers = max(1, min(runtime.GOMAXPROCS(0), len(g.files)))
 	return g, nil
 }
 
@@ -68,27 +71,37 @@ func (g *Grep) Search(query string, limit int) []string {
 	for i, w := range words {
 		pats[i] = []byte(w)
 	}
-	type hit struct {
-		path  string
-		lines int
+	counts := make([]int, len(g.files))
+	var wg sync.WaitGroup
+	for w := range g.workers {
+		wg.Go(func() {
+			var starts []int
+			for i := w; i < len(g.files); i += g.workers {
+				counts[i], starts = countLines(g.files[i].text, pats, starts)
+			}
+		})
 	}
-	var hits []hit
-	for _, f := range g.files {
-		if n := g.countLines(f.text, pats); n > 0 {
-			hits = append(hits, hit{f.path, n})
+	wg.Wait()
+	var hits []int
+	for i, n := range counts {
+		if n > 0 {
+			hits = append(hits, i)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.lines, a.lines), strings.Compare(a.path, b.path)) })
+	slices.SortFunc(hits, func(a, b int) int {
+		return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(g.files[a].path, g.files[b].path))
+	})
 	out := make([]string, 0, min(limit, len(hits)))
-	for _, h := range hits[:min(limit, len(hits))] {
-		out = append(out, h.path)
+	for _, i := range hits[:min(limit, len(hits))] {
+		out = append(out, g.files[i].path)
 	}
 	return out
 }
 
-// countLines returns how many lines of text hold at least one of pats.
-func (g *Grep) countLines(text []byte, pats [][]byte) int {
-	g.starts = g.starts[:0]
+// countLines returns how many lines of text hold at least one of pats;
+// starts is scratch space, returned for reuse.
+func countLines(text []byte, pats [][]byte, starts []int) (int, []int) {
+	starts = starts[:0]
 	for _, p := range pats {
 		for off := 0; off < len(text); {
 			i := bytes.Index(text[off:], p)
@@ -96,7 +109,7 @@ func (g *Grep) countLines(text []byte, pats [][]byte) int {
 				break
 			}
 			at := off + i
-			g.starts = append(g.starts, bytes.LastIndexByte(text[:at], '\n')+1)
+			starts = append(starts, bytes.LastIndexByte(text[:at], '\n')+1)
 			end := bytes.IndexByte(text[at:], '\n')
 			if end < 0 {
 				break
@@ -104,11 +117,11 @@ func (g *Grep) countLines(text []byte, pats [][]byte) int {
 			off = at + end + 1 // the rest of this line cannot add to the count
 		}
 	}
-	if len(g.starts) == 0 {
-		return 0
+	if len(starts) == 0 {
+		return 0, starts
 	}
-	slices.Sort(g.starts)
-	return len(slices.Compact(g.starts))
+	slices.Sort(starts)
+	return len(slices.Compact(starts)), starts
 }
 
 // GrepWords returns the words [Grep] looks for: the query's runs of
