@@ -72,7 +72,8 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 	if err != nil {
 		return nil, err
 	}
-	files, _, per, err := e.mineRepo(ctx)
+	t := time.Now()
+	files, code, per, err := e.mineRepo(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mining queries: %w", err)
 	}
@@ -80,6 +81,7 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 	for _, ps := range per {
 		pairs = append(pairs, ps...)
 	}
+	e.log.Debug("eval: mined", "files", len(code), "pairs", len(pairs), "ms", time.Since(t).Milliseconds())
 	sel := eval.SelectOptions{N: opts.Queries, Seed: cmp.Or(opts.Seed, 1), KeepNames: opts.KeepNames}
 	split := "all"
 	if !opts.All {
@@ -111,16 +113,20 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 		if sys.name == "dense" && !e.Semantic() {
 			continue // lexical-only: there is no dense channel to measure
 		}
+		t := time.Now()
 		run, err := e.evalRun(ctx, sys, qs, opts.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("evaluating %s: %w", sys.name, err)
 		}
+		e.log.Debug("eval: asked", "system", sys.name, "queries", len(qs), "ms", time.Since(t).Milliseconds())
 		rep.Systems = append(rep.Systems, eval.Summarize(qs, run, details))
 	}
-	run, nFiles, err := evalGrep(ctx, files, qs, opts.Progress)
+	t = time.Now()
+	run, nFiles, err := e.evalGrep(ctx, files, qs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
+	e.log.Debug("eval: asked", "system", "grep", "queries", len(qs), "ms", time.Since(t).Milliseconds())
 	rep.Files = nFiles
 	rep.Systems = append(rep.Systems, eval.Summarize(qs, run, details))
 	rep.Details = details
@@ -157,12 +163,14 @@ func (e *Engine) evalRun(ctx context.Context, sys evalSystem, qs []eval.Query, p
 
 // evalGrep asks qs of the grep baseline over files, and returns how many
 // files it searched.
-func evalGrep(ctx context.Context, files []discover.File, qs []eval.Query, progress func(string, int, int)) (eval.Run, int, error) {
+func (e *Engine) evalGrep(ctx context.Context, files []discover.File, qs []eval.Query, progress func(string, int, int)) (eval.Run, int, error) {
 	run := eval.Run{Name: "grep", Description: grepDescription, Ranked: make([][]string, len(qs)), MS: make([]float64, len(qs))}
+	t := time.Now()
 	g, err := eval.NewGrep(ctx, files)
 	if err != nil {
 		return run, 0, err
 	}
+	e.log.Debug("eval: grep read the files", "files", g.Files(), "ms", time.Since(t).Milliseconds())
 	for i, q := range qs {
 		if err := ctx.Err(); err != nil {
 			return run, 0, err

@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -126,7 +127,7 @@ func Select(pairs []mine.Pair, opts SelectOptions) ([]Query, Pool) {
 			continue
 		}
 		asked[p.Path+"\x00"+k] = true
-		hashes[i] = sampleHash(opts.Seed, p.Path, k)
+		hashes[i] = sampleHash(opts.Seed, p)
 		byKind[p.Kind] = append(byKind[p.Kind], i)
 		pool.Candidates++
 	}
@@ -186,13 +187,14 @@ func normalize(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-func sampleHash(seed uint64, path, key string) uint64 {
+// sampleHash orders the candidates for the sample. It hashes where a
+// pair comes from, not its text, so that --keep-names samples the same
+// queries and the two runs compare query by query.
+func sampleHash(seed uint64, p mine.Pair) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], seed)
 	h.Write(b[:])
-	h.Write([]byte(path))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d", p.Path, p.Kind, p.StartLine, p.EndLine)
 	return h.Sum64()
 }

@@ -110,3 +110,30 @@ func TestSelectSample(t *testing.T) {
 		t.Errorf("seeds 3 and 4 selected the same queries")
 	}
 }
+
+// TestSelectKeepNamesSameSample checks that taking names out changes the
+// queries' text, not which pairs are asked, so the two runs compare query
+// by query.
+func TestSelectKeepNamesSameSample(t *testing.T) {
+	t.Parallel()
+	var pairs []mine.Pair
+	for i := range 40 {
+		name := fmt.Sprintf("Func%d", i)
+		pairs = append(pairs, pair(mine.PairDoc, fmt.Sprintf("f%d.go", i), name, name+fmt.Sprintf(" handles request kind %d for the server", i), 1))
+	}
+	where := func(qs []Query) []string {
+		var out []string
+		for _, q := range qs {
+			out = append(out, fmt.Sprintf("%s:%d", q.Path, q.StartLine))
+		}
+		return out
+	}
+	stripped, _ := Select(pairs, SelectOptions{N: 10, Seed: 9})
+	kept, _ := Select(pairs, SelectOptions{N: 10, Seed: 9, KeepNames: true})
+	if d := cmp.Diff(where(kept), where(stripped)); d != "" {
+		t.Errorf("--keep-names sampled other pairs (-kept +stripped):\n%s", d)
+	}
+	if stripped[0].Text == kept[0].Text {
+		t.Errorf("query %q is the same with and without the name", stripped[0].Text)
+	}
+}
