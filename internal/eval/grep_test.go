@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +61,25 @@ func TestGrep(t *testing.T) {
 	}
 	if got := g.Search("the of a", 10); got != nil {
 		t.Errorf("Search of stop words alone = %q, want nothing", got)
+	}
+}
+
+// TestPatternIndex checks the rare-byte search against bytes.Index.
+func TestPatternIndex(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abexz_\n "
+	for range 2000 {
+		s := make([]byte, rng.IntN(40))
+		for i := range s {
+			s[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		w := make([]byte, 1+rng.IntN(3))
+		for i := range w {
+			w[i] = alphabet[rng.IntN(5)]
+		}
+		if got, want := newPattern(string(w)).index(s), bytes.Index(s, w); got != want {
+			t.Fatalf("index of %q in %q = %d, want %d", w, s, got, want)
+		}
 	}
 }
