@@ -62,8 +62,10 @@ const grepDescription = "what an agent without ctx does: grep -c -i -F -e WORD â
 // embedding model), and of a grep baseline ([eval.Grep]); each query is
 // scored on the first 10 distinct files of its first 10 results. The
 // index is built first when the root has none. The LLM and the reranker
-// are not used. Errors: [ErrNoEvalQueries], a search's or the index
-// run's errors, ctx's cancellation.
+// are not used. Errors: [ErrNoEvalQueries]; [ErrNotIndexed] while another
+// run builds the first index; a search that fails or is degraded (the
+// embedding provider failing), the index run's errors, ctx's
+// cancellation.
 func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, error) {
 	start := time.Now()
 	// A first search builds a missing index (as ctx find does), loads what
@@ -71,6 +73,9 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 	warm, err := e.Find(ctx, FindRequest{Query: "main", Limit: 1, AutoIndex: true, Phase: opts.Phase, Decompose: DecomposeOff, NoRerank: true})
 	if err != nil {
 		return nil, err
+	}
+	if warm.Stats.IndexState == "partial" {
+		return nil, fmt.Errorf("%w: the first index of %s is still being built (%s); run ctx eval once it is done", ErrNotIndexed, e.root, warm.Stats.Progress)
 	}
 	t := time.Now()
 	files, code, per, err := e.mineRepo(ctx)
@@ -149,6 +154,10 @@ func (e *Engine) evalRun(ctx context.Context, sys evalSystem, qs []eval.Query, p
 		resp, err := e.Find(ctx, req)
 		if err != nil {
 			return run, err
+		}
+		if resp.Stats.Degraded != "" {
+			// The scores would not be the system's own.
+			return run, fmt.Errorf("the search was degraded (%s)", resp.Stats.Degraded)
 		}
 		run.MS[i] = float64(time.Since(t).Microseconds()) / 1000
 		for _, h := range resp.Results {
