@@ -99,8 +99,12 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	eo := engine.EvalOptions{Queries: opts.queries, Seed: opts.seed, All: opts.all, KeepNames: opts.keepNames,
 		Details: opts.details || opts.html != "", Phase: phase}
 	if d.IO.ErrTTY && !opts.json {
-		eo.Progress = func(system string, done, total int) {
-			fmt.Fprintf(d.IO.ErrOut, "\r\033[Kasking %s: %d/%d", system, done, total)
+		eo.Progress = func(step string, done, total int) {
+			if total == 0 {
+				fmt.Fprintf(d.IO.ErrOut, "\r\033[K%s queries from the code", step)
+				return
+			}
+			fmt.Fprintf(d.IO.ErrOut, "\r\033[Kasking %s: %d/%d", step, done, total)
 		}
 	}
 	rep, err := e.Eval(ctx, eo)

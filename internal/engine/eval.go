@@ -31,8 +31,10 @@ type EvalOptions struct {
 	// Phase receives the phases of the index run when the root has no
 	// index yet (see [IndexOptions]).
 	Phase func(Phase)
-	// Progress, when set, is told after each query of each system.
-	Progress func(system string, done, total int)
+	// Progress, when set, is told when mining starts (step "mining",
+	// done and total 0) and after each query of each system (step the
+	// system's name).
+	Progress func(step string, done, total int)
 }
 
 // ErrNoEvalQueries is returned by [Engine.Eval] when the repository
@@ -77,6 +79,9 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 	if warm.Stats.IndexState == "partial" {
 		return nil, fmt.Errorf("%w: the first index of %s is still being built (%s); run ctx eval once it is done", ErrNotIndexed, e.root, warm.Stats.Progress)
 	}
+	if opts.Progress != nil {
+		opts.Progress("mining", 0, 0)
+	}
 	t := time.Now()
 	files, code, per, err := e.mineRepo(ctx)
 	if err != nil {
@@ -84,8 +89,12 @@ func (e *Engine) Eval(ctx context.Context, opts EvalOptions) (*eval.Report, erro
 	}
 	var pairs []mine.Pair
 	for _, ps := range per {
+		for i := range ps {
+			ps[i].Code = "" // queries need only where the code is
+		}
 		pairs = append(pairs, ps...)
 	}
+	per = nil
 	e.log.Debug("eval: mined", "files", len(code), "pairs", len(pairs), "ms", time.Since(t).Milliseconds())
 	sel := eval.SelectOptions{N: opts.Queries, Seed: cmp.Or(opts.Seed, 1), KeepNames: opts.KeepNames}
 	split := "all"
