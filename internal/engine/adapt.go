@@ -194,19 +194,10 @@ func loadAdapted(path string) (*static.Provider, error) {
 }
 
 // minePairs mines the repository's pairs, split into training and
-// held-out pairs by file, and returns how many files it read.
+// held-out pairs by file ([heldOutFile]), and returns how many files it
+// read.
 func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair, nFiles int, err error) {
-	walk, err := discover.Walk(ctx, e.root, walkOptions(e.cfg))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	var files []discover.File
-	for _, f := range walk.Files {
-		if f.Language != discover.LangText && f.Language != discover.LangMarkdown {
-			files = append(files, f)
-		}
-	}
-	per, err := mine.MineFiles(ctx, chunk.New(nil), files, runtime.GOMAXPROCS(0))
+	_, files, per, err := e.mineRepo(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -215,9 +206,7 @@ func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair,
 			continue
 		}
 		nFiles++
-		h := fnv.New32a()
-		h.Write([]byte(files[i].Path))
-		held := h.Sum32()%10 == 0
+		held := heldOutFile(files[i].Path)
 		for _, p := range ps {
 			tp := train.Pair{Query: p.Query, Code: p.Code, Path: p.Path, Lang: p.Lang, Kind: p.Kind, Source: "repo"}
 			if held {
@@ -230,4 +219,34 @@ func (e *Engine) minePairs(ctx context.Context) (trainSet, heldout []train.Pair,
 		}
 	}
 	return trainSet, heldout, nFiles, nil
+}
+
+// mineRepo mines the (doc comment → definition, name → body, comment →
+// block) pairs of the files the index would read: it returns those files
+// (all of them), the code files among them (Markdown and plain text left
+// out) and each code file's pairs.
+func (e *Engine) mineRepo(ctx context.Context) (all, code []discover.File, per [][]mine.Pair, err error) {
+	walk, err := discover.Walk(ctx, e.root, walkOptions(e.cfg))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, f := range walk.Files {
+		if f.Language != discover.LangText && f.Language != discover.LangMarkdown {
+			code = append(code, f)
+		}
+	}
+	per, err = mine.MineFiles(ctx, chunk.New(nil), code, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return walk.Files, code, per, nil
+}
+
+// heldOutFile reports whether ctx train holds the file at path (slash
+// separated, relative to the root) out of training: every 10th file, by
+// an FNV-1a hash of its path. ctx eval asks its queries of these files.
+func heldOutFile(path string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(path))
+	return h.Sum32()%10 == 0
 }

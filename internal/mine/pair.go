@@ -27,7 +27,16 @@ type Pair struct {
 	Path   string `json:"path"`
 	Split  string `json:"split"`
 
-	line int // start line in the file, for ordering
+	// Symbol is the name of the definition the pair was mined from, and
+	// StartLine and EndLine (1-based, inclusive) the lines of the code it
+	// pairs with: the definition for doc and name pairs, the block after
+	// the comment for comment pairs. They are not written to [PairsFile];
+	// ctx eval uses them as the answer a query should find.
+	Symbol    string `json:"-"`
+	StartLine int    `json:"-"`
+	EndLine   int    `json:"-"`
+
+	line int // start line of the chunk in the file, for ordering
 }
 
 // limits are the length caps applied to every pair.
@@ -64,21 +73,21 @@ func pairs(c chunk.Chunk, lang string, src []byte, lim limits, drops map[string]
 	syn := syntaxOf(lang)
 	def := trimOuter(stripDoc(lines, syn, c.Doc != ""), syn)
 	var out []Pair
-	add := func(kind, q string, code []string) {
+	add := func(kind, q string, code []string, start, end int) {
 		q = capQuery(q, lim.query)
 		s, ok := capCode(dedent(code), lim.code)
 		switch {
 		case !ok || len(strings.TrimSpace(s)) < minCodeBytes:
 			drops["short-or-long-code"]++
 		default:
-			out = append(out, Pair{Query: q, Code: s, Kind: kind, Lang: lang, line: c.StartLine})
+			out = append(out, Pair{Query: q, Code: s, Kind: kind, Lang: lang, Symbol: c.Name, StartLine: start, EndLine: end, line: c.StartLine})
 		}
 	}
 	if c.Doc != "" {
 		if q, why := docQuery(c.Doc); why != "" {
 			drops[why]++
 		} else {
-			add(PairDoc, q, def)
+			add(PairDoc, q, def, c.StartLine, c.EndLine)
 		}
 	}
 	if c.Name != "" && c.Kind != chunk.KindConst && c.Kind != chunk.KindVar && c.Kind != chunk.KindMacro {
@@ -86,12 +95,16 @@ func pairs(c chunk.Chunk, lang string, src []byte, lim limits, drops map[string]
 		if len(strings.Fields(q)) < minNameWords {
 			drops["short-name"]++
 		} else if body := bodyOf(def, c.Name, syn); len(body) > 0 {
-			add(PairName, q, body)
+			add(PairName, q, body, c.StartLine, c.EndLine)
 		}
 	}
 	if c.Kind == chunk.KindFunction || c.Kind == chunk.KindMethod {
 		for _, cp := range commentPairs(bodyOf(def, c.Name, syn), syn, drops) {
-			add(PairComment, cp.query, cp.code)
+			start, end := c.StartLine, c.EndLine
+			if i := blockIndex(lines, cp); i >= 0 {
+				start, end = c.StartLine+i, c.StartLine+i+len(cp.code)-1
+			}
+			add(PairComment, cp.query, cp.code, start, end)
 		}
 	}
 	return out
@@ -308,6 +321,19 @@ func bodyOf(def []string, name string, syn syntax) []string {
 type commentPair struct {
 	query string
 	code  []string
+	last  string // the comment's last line, as in the chunk
+}
+
+// blockIndex returns the index in lines (a chunk's) of the first line of
+// cp's code, found as the line after cp's last comment line; -1 when it
+// is not there.
+func blockIndex(lines []string, cp commentPair) int {
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == cp.code[0] && lines[i-1] == cp.last {
+			return i
+		}
+	}
+	return -1
 }
 
 // commentPairs finds the comments inside a body and the statements each
@@ -356,7 +382,7 @@ func commentPairs(body []string, syn syntax, drops map[string]int) []commentPair
 			drops["comment-code"]++
 			continue
 		}
-		out = append(out, commentPair{query: q, code: body[j:k]})
+		out = append(out, commentPair{query: q, code: body[j:k], last: body[j-1]})
 	}
 	return out
 }

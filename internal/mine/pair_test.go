@@ -1,11 +1,16 @@
 package mine
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/chunk"
+	"github.com/ctx-dev/ctx/internal/discover"
 )
 
 func TestSplitIdent(t *testing.T) {
@@ -230,5 +235,47 @@ func TestStripDocUnterminatedBlock(t *testing.T) {
 		if got := stripDoc(lines, syn, true); len(got) != 0 {
 			t.Errorf("stripDoc(%q) = %q, want nothing", lines, got)
 		}
+	}
+}
+
+// TestPairSpans checks the answer each pair carries for ctx eval: the
+// definition's lines for doc and name pairs, the described block's lines
+// for a comment pair.
+func TestPairSpans(t *testing.T) {
+	t.Parallel()
+	src := `package shop
+
+// CartTotal adds up the prices of every item in the cart.
+func CartTotal(items []Item) int {
+	sum := 0
+	// skip the items that are out of stock
+	for _, it := range items {
+		if it.Stock > 0 {
+			sum += it.Price
+		}
+	}
+	return sum
+}
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shop.go")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	per, err := MineFiles(t.Context(), chunk.New(nil), []discover.File{{Path: "shop.go", Abs: path, Language: discover.LangGo}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		Kind, Symbol string
+		Start, End   int
+	}
+	var got []span
+	for _, p := range per[0] {
+		got = append(got, span{p.Kind, p.Symbol, p.StartLine, p.EndLine})
+	}
+	want := []span{{PairDoc, "CartTotal", 3, 13}, {PairName, "CartTotal", 3, 13}, {PairComment, "CartTotal", 7, 12}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pair spans (-want +got):\n%s", d)
 	}
 }
