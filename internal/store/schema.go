@@ -143,7 +143,7 @@ func init() {
 
 func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("creating meta: %v", err)
+		return fmt.Errorf("creating meta: %w", sqliteClass(err))
 	}
 	v, err := schemaVersion(ctx, db.w)
 	if err != nil {
@@ -188,7 +188,7 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	// an empty meta table: nothing is indexed yet.
 	var tables int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&tables); err != nil {
-		return fmt.Errorf("reading schema version: %v", err)
+		return fmt.Errorf("reading schema version: %w", sqliteClass(err))
 	}
 	if tables == 0 {
 		return ErrNotIndexed
@@ -203,7 +203,7 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	case v > SchemaVersion:
 		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
 	case v < SchemaVersion:
-		return fmt.Errorf("index schema %d is older than %d: run `ctx index` to migrate", v, SchemaVersion)
+		return fmt.Errorf("%w: index schema %d is older than %d: run `ctx index` to migrate", ErrSchemaOld, v, SchemaVersion)
 	}
 	return nil
 }
@@ -219,7 +219,7 @@ func schemaVersion(ctx context.Context, q queryer) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("reading schema version: %v", err)
+		return 0, fmt.Errorf("reading schema version: %w", sqliteClass(err))
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
