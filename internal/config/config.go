@@ -58,6 +58,13 @@ type Config struct {
 	// Default [DefaultFreshWait] (1s); CTX_FRESH_WAIT overrides it
 	// ("0s": never wait).
 	FreshWait time.Duration
+	// RequestTimeout is the per-request deadline (limits.request_timeout):
+	// it bounds each `ctx find` and each MCP tool call. A search stops
+	// gathering at nine tenths of it and answers with what it found,
+	// marked partial; a call with nothing to answer by then fails with the
+	// timeout error. Default [DefaultRequestTimeout] (10s);
+	// CTX_REQUEST_TIMEOUT overrides it; 0 means no deadline.
+	RequestTimeout time.Duration
 	// CodexHome is where the Codex CLI keeps its user configuration
 	// (CODEX_HOME, Codex's own variable); empty means ~/.codex.
 	CodexHome string
@@ -211,6 +218,8 @@ const (
 	// DefaultFreshWait is [Config].FreshWait by default: a query answers
 	// within it (issue target: a find during indexing answers within 1 s).
 	DefaultFreshWait = time.Second
+	// DefaultRequestTimeout is [Config].RequestTimeout by default.
+	DefaultRequestTimeout = 10 * time.Second
 	// DefaultLLMTimeout is [LLM].Timeout when unset: a long answer from a
 	// slow local model fits.
 	DefaultLLMTimeout = 60 * time.Second
@@ -244,6 +253,7 @@ func Default() Config {
 		Rerank:        Rerank{TopN: DefaultRerankTopN, Timeout: DefaultRerankTimeout},
 		Spend:         Spend{EmbedDay: DefaultEmbedDayUSD, RerankDay: DefaultRerankDayUSD, LLMDay: DefaultLLMDayUSD},
 	}
+	c.RequestTimeout = DefaultRequestTimeout
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
 	} else {
@@ -345,6 +355,13 @@ func Load() (Config, error) {
 			return c, fmt.Errorf("CTX_FRESH_WAIT=%q: want a duration such as 1s, 200ms or 0s", v)
 		}
 		c.FreshWait = d
+	}
+	if v := os.Getenv("CTX_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("CTX_REQUEST_TIMEOUT=%q: want a duration such as 10s, 30s or 0s (no deadline)", v)
+		}
+		c.RequestTimeout = d
 	}
 	if err := loadBackend(&c); err != nil {
 		return c, err
