@@ -54,6 +54,9 @@ type Engine struct {
 	cache    *queryCache // answers of repeated requests (keepOpen only)
 	ml       models      // the optional LLM and reranker, built on first use
 	opts     Options
+	// cutNow, when closed, ends an automatic index's wait for the
+	// request's cut at once (tests; nil in use, so never).
+	cutNow <-chan struct{}
 }
 
 // Options configures [Open]; nil means defaults.
@@ -98,7 +101,7 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 		return nil, fmt.Errorf("opening root: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("opening root %s: not a directory", abs)
+		return nil, Errorf(ErrInvalidArgument, "opening root %s: not a directory", abs)
 	}
 	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder, keepOpen: opts.KeepOpen, opts: *opts}
 	if e.log == nil {
