@@ -142,7 +142,7 @@ const (
 	FixCacheDir      = "set CTX_CACHE_DIR or --cache-dir to a writable directory"
 	FixTimeout       = "raise limits.request_timeout (CTX_REQUEST_TIMEOUT, e.g. 30s; 0 turns the deadline off), or narrow the request (--path, --language)"
 	fixProvider      = "check that the service is running and reachable (CTX_EMBED_URL, CTX_LLM_URL or CTX_RERANK_URL), or set CTX_EMBED_PROVIDER=builtin for the built-in model"
-	fixWaitForRun    = "ask again when the index run has committed (progress says how far it is), or run `ctx index`, which waits for it and finishes it"
+	fixWaitForRun    = "ask again shortly (progress says how far the index run is), or run ctx index, which waits for it and finishes it"
 	fixBackend       = "check that Weaviate is running and reachable at CTX_WEAVIATE_URL (scripts/weaviate.sh start), or use the local backend (--backend local)"
 	fixNotConfigured = "make the setting the message names"
 )
@@ -156,17 +156,17 @@ var codeRules = []codeRule{
 	{CodeTimeout, is(ErrTimeout, context.DeadlineExceeded), FixTimeout},
 	{CodeUsage, is(ErrUsage), "ctx help"},
 	{CodeIndexing, is(ErrIndexing), fixWaitForRun},
-	{CodePartial, is(ErrPartialIndex), "ask again when the index run has finished (progress says how far it is); ctx find and codebase_retrieval answer from the files indexed so far"},
-	{CodeInterrupted, is(ErrInterrupted), "ctx index (it completes the run that stopped)"},
+	{CodePartial, is(ErrPartialIndex), "ask again when the index run is done (progress says how far it is), or search with ctx find, which answers from the files indexed so far"},
+	{CodeInterrupted, is(ErrInterrupted), FixIndex},
 	{CodeNotIndexed, is(wvstore.ErrNotSynced), "ctx index --backend weaviate"},
 	{CodeNotIndexed, is(ErrNotIndexed, store.ErrNotIndexed), FixIndex},
-	{CodeStale, is(ErrStale, store.ErrSchemaOld), "ctx index (it rebuilds the index for this build)"},
-	{CodeEmptyIndex, is(ErrEmptyIndex), "ctx status (what was skipped and why), then adjust .ctxignore, CTX_EXCLUDE or CTX_MAX_FILE_BYTES"},
-	{CodeIndexTooNew, is(store.ErrSchemaTooNew, memory.ErrSchemaTooNew), "use the newer ctx that wrote it, or replace it with this version's: ctx index --rebuild"},
+	{CodeStale, is(ErrStale, store.ErrSchemaOld), FixIndex},
+	{CodeEmptyIndex, is(ErrEmptyIndex), "ctx status"},
+	{CodeIndexTooNew, is(store.ErrSchemaTooNew, memory.ErrSchemaTooNew), "ctx index --rebuild"},
 	{CodeIndexCorrupt, is(store.ErrCorrupt, embed.ErrBadVector), "ctx index --rebuild"},
 	{CodeOutsideRoot, is(discover.ErrOutsideRoot), "pass a path inside the indexed root, or point --repo (MCP: repo_path) at a root that holds it"},
 	{CodeUnsafeRoot, is(discover.ErrUnsafeRoot), "pass --force to index it anyway"},
-	{CodeTooLarge, is(ErrTooLarge), "pass --force to go ahead anyway"},
+	{CodeTooLarge, is(ErrTooLarge), "pass --force"},
 	{CodeInvalidArgument, is(ErrInvalidArgument, workspace.ErrInvalid, memory.ErrInvalid), "correct the argument the message names"},
 	{CodeSpendCap, is(spend.ErrCapExceeded), "raise the cap the message names (CTX_SPEND_*; 0 means no cap), or wait for the next UTC day"},
 	{CodeNotConfigured, is(ErrNoLLM, ErrNotConfigured, onnx.ErrNotBuilt), fixNotConfigured},
