@@ -666,7 +666,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	if qvec != nil {
 		r.lists = append(r.lists, Ranked{Channel: "dense", Weight: w.dense, IDs: denseIDs, Scores: denseScores})
 	}
-	if len(cut) > 0 && r.empty() {
+	if len(cut) > 0 && r.empty(req) {
 		// The channels that finished found nothing: an empty answer
 		// would read as "nothing matches".
 		return r, ErrDeadline
@@ -674,8 +674,8 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	return r, nil
 }
 
-// empty reports whether no channel recalled a candidate.
-func (r *recalled) empty() bool {
+// empty reports whether no channel of req recalled a candidate.
+func (r *recalled) empty(req Request) bool {
 	for _, l := range r.lists {
 		if len(l.IDs) > 0 {
 			return false
@@ -686,7 +686,7 @@ func (r *recalled) empty() bool {
 			return false
 		}
 	}
-	return len(r.bm25) == 0
+	return len(r.bm25) == 0 || !req.Uses("bm25-file")
 }
 
 // denseRerank adds weight/(RRFK+r) to each candidate, r being its 1-based
