@@ -58,7 +58,7 @@ func TestFindDeadlineSlowChannel(t *testing.T) {
 	const query = "retry with exponential backoff between attempts"
 	lexical := find(t, open(t, cfg, root, fake), engine.FindRequest{Query: query, Channels: search.LexicalChannels})
 
-	cfg.RequestTimeout = 2 * time.Second
+	cfg.RequestTimeout = 5 * time.Second // the lexical channels answer well within it
 	cfg.Embed.QueryTimeout = time.Hour
 	e := open(t, cfg, root, hangingQueries{fake})
 	resp := find(t, e, engine.FindRequest{Query: query})

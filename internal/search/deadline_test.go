@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,8 @@ type slowSource struct {
 	hang func(q store.BM25Query) bool
 	// hangNames makes the symbol channel's lookup hang.
 	hangNames bool
+	// answered counts the BM25 queries answered.
+	answered atomic.Int32
 }
 
 func (s *slowSource) SearchBM25(ctx context.Context, q store.BM25Query) ([]store.Hit, error) {
@@ -29,7 +32,22 @@ func (s *slowSource) SearchBM25(ctx context.Context, q store.BM25Query) ([]store
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
+	defer s.answered.Add(1)
 	return s.Source.SearchBM25(ctx, q)
+}
+
+// cutAfter returns a channel closed once src has answered n BM25
+// queries: the test's "deadline", reached only when the channels that do
+// not hang have finished.
+func cutAfter(t *testing.T, src *slowSource, n int32) <-chan struct{} {
+	cut := make(chan struct{})
+	go func() {
+		defer close(cut)
+		for ctx := t.Context(); ctx.Err() == nil && src.answered.Load() < n; {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return cut
 }
 
 func (s *slowSource) ChunksByName(ctx context.Context, names []string, limit int) ([]store.ChunkRow, error) {
@@ -65,24 +83,31 @@ func TestSearchDeadline(t *testing.T) {
 	if len(lexical) == 0 || len(noPath) == 0 {
 		t.Fatal("no results without a deadline")
 	}
-	// The channels that do not hang finish well within the deadline on
-	// this tiny fixture; the ones that hang are cut when it passes.
-	soon := func() time.Time { return time.Now().Add(2 * time.Second) }
-
+	// The deadline is far off; the test cuts recall once the channels
+	// that do not hang have answered (cutNow), so no clock decides.
+	later := time.Now().Add(time.Hour)
 	for _, tc := range []struct {
 		name           string
-		s              *Searcher
+		src            *slowSource
+		answered       int32 // BM25 queries that must be answered first
+		s              func(*slowSource) *Searcher
 		want           []Result
 		wantUnfinished []string
 	}{
-		{"path channel hangs", &Searcher{DB: &slowSource{Source: db, hang: pathQuery}, TotalChunks: c.Chunks, Deadline: soon()}, noPath, []string{"path"}},
+		{"path channel hangs", &slowSource{Source: db, hang: pathQuery}, 1, func(src *slowSource) *Searcher {
+			return &Searcher{DB: src, TotalChunks: c.Chunks, Deadline: later}
+		}, noPath, []string{"path"}},
 		// A provider that never answers, with no embedding timeout of
 		// its own: the deadline cuts the dense channel.
-		{"dense channel hangs", &Searcher{DB: db, Embedder: hangingEmbedder{fake.Model()}, Vectors: vecs, TotalChunks: c.Chunks, Deadline: soon()}, lexical, []string{"dense"}},
+		{"dense channel hangs", &slowSource{Source: db}, 2, func(src *slowSource) *Searcher {
+			return &Searcher{DB: src, Embedder: hangingEmbedder{fake.Model()}, Vectors: vecs, TotalChunks: c.Chunks, Deadline: later}
+		}, lexical, []string{"dense"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, st, err := tc.s.Search(t.Context(), Request{Query: query, Limit: 8})
+			s := tc.s(tc.src)
+			s.cutNow = cutAfter(t, tc.src, tc.answered)
+			res, st, err := s.Search(t.Context(), Request{Query: query, Limit: 8})
 			if err != nil {
 				t.Fatalf("Search past the deadline: %v, want the other channels' answer", err)
 			}
@@ -142,7 +167,9 @@ func TestSearchDeadlineTitle(t *testing.T) {
 	// The title's search is the one whose BM25 query holds few terms:
 	// hang every query of at most 6 terms.
 	hang := func(q store.BM25Query) bool { return len(q.Terms) <= 6 }
-	s := &Searcher{DB: &slowSource{Source: db, hang: hang}, TotalChunks: c.Chunks, Deadline: time.Now().Add(2 * time.Second)}
+	src := &slowSource{Source: db, hang: hang}
+	s := &Searcher{DB: src, TotalChunks: c.Chunks, Deadline: time.Now().Add(time.Hour)}
+	s.cutNow = cutAfter(t, src, 1)
 	res, st, err := s.Search(t.Context(), Request{Query: issue, Limit: 5})
 	if err != nil {
 		t.Fatalf("Search: %v", err)

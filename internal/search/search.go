@@ -147,6 +147,9 @@ type Searcher struct {
 	// does not carry it, so reading the found rows and ranking them still
 	// run after it. Zero means none.
 	Deadline time.Time
+	// cutNow, when closed, cuts recall as the deadline would (tests: the
+	// test, not a clock, says when the deadline comes); nil in use.
+	cutNow <-chan struct{}
 }
 
 // Channel limits: how many chunks each channel recalls before fusion
@@ -499,6 +502,16 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithDeadline(ctx, s.Deadline)
 		defer cancel()
+		if s.cutNow != nil {
+			// Ends with recall at the latest (the deferred cancel).
+			go func() {
+				select {
+				case <-s.cutNow:
+					cancel()
+				case <-rctx.Done():
+				}
+			}()
+		}
 	}
 	g, gctx := errgroup.WithContext(rctx)
 	g.SetLimit(cmp.Or(s.Concurrency, max(2, runtime.GOMAXPROCS(0))))
