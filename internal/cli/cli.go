@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -67,11 +68,13 @@ type Deps struct {
 	loadedRoot string
 }
 
-// flagError marks a usage problem (exit 2, usage printed).
+// flagError marks a usage problem (exit 2, usage printed): the error
+// table's [engine.ErrUsage].
 type flagError struct{ err error }
 
-func (e flagError) Error() string { return e.err.Error() }
-func (e flagError) Unwrap() error { return e.err }
+func (e flagError) Error() string        { return e.err.Error() }
+func (e flagError) Unwrap() error        { return e.err }
+func (e flagError) Is(target error) bool { return target == engine.ErrUsage }
 
 // Main runs ctx with os.Args and returns the process exit code.
 func Main() int {
@@ -86,36 +89,127 @@ func Main() int {
 func Run(ctx context.Context, args []string, io IO) int {
 	deps := &Deps{IO: io}
 	root := newRootCmd(deps)
+	usageErrors(root)
 	root.SetArgs(args)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, io.ErrOut)
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitCode(err, io, cmd, jsonErrors(cmd, args))
 }
 
-// exitCode prints err (if any) and maps it to an exit code: the one table
-// of the CLI's error classes.
-func exitCode(err error, w io.Writer) int {
+// exitCodes maps the error table's codes ([engine.Classify]; README,
+// "Error codes") to exit codes: 2 when the request itself must change, 4
+// when the index must be built or finished first, 1 for the rest.
+var exitCodes = map[engine.Code]int{
+	engine.CodeUsage:           exitUsage,
+	engine.CodeInvalidArgument: exitUsage,
+	engine.CodeOutsideRoot:     exitUsage,
+	engine.CodeUnsafeRoot:      exitUsage,
+	engine.CodeTooLarge:        exitUsage,
+	engine.CodeNotIndexed:      exitNotIndexed,
+	engine.CodeStale:           exitNotIndexed,
+	engine.CodeIndexing:        exitNotIndexed,
+	engine.CodePartial:         exitNotIndexed,
+	engine.CodeInterrupted:     exitNotIndexed,
+}
+
+// exitCode reports err (if any), classified by the error table, and
+// returns its exit code. With asJSON the report is one JSON object on
+// stdout, {"error": {"code", "message", "fix", ...}}, and nothing else is
+// written; otherwise "error: …" on stderr, then the fix when the message
+// does not already name it.
+func exitCode(err error, io IO, cmd *cobra.Command, asJSON bool) int {
 	if err == nil {
 		return exitOK
 	}
-	var fe flagError
-	switch {
-	case errors.As(err, &fe):
-		fmt.Fprintf(w, "error: %v\nRun 'ctx help' for usage.\n", err)
-		return exitUsage
-	case errors.Is(err, engine.ErrNotIndexed):
-		fmt.Fprintf(w, "error: %v\n", err)
-		return exitNotIndexed
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(w, "canceled")
-		return exitError
-	case errors.Is(err, discover.ErrUnsafeRoot):
-		fmt.Fprintf(w, "error: %v (pass --force to index it anyway)\n", err)
-		return exitUsage
+	f := engine.Classify(err)
+	code, ok := exitCodes[f.Code]
+	if !ok {
+		code = exitError
 	}
-	fmt.Fprintf(w, "error: %v\n", err)
-	return exitError
+	if f.Code == engine.CodeUsage && cmd != nil && cmd.HasParent() {
+		f.Fix = "ctx help " + strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	}
+	if asJSON {
+		writeJSON(io.Out, struct {
+			Error engine.Failure `json:"error"`
+		}{f})
+		return code
+	}
+	w := io.ErrOut
+	switch f.Code {
+	case engine.CodeCanceled:
+		fmt.Fprintln(w, "canceled")
+	case engine.CodeUsage:
+		fmt.Fprintf(w, "error: %v\nRun '%s' for usage.\n", err, f.Fix)
+	default:
+		fmt.Fprintf(w, "error: %v\n", err)
+		if f.Fix != "" && !strings.Contains(f.Message, f.Fix) {
+			fmt.Fprintf(w, "fix: %s\n", f.Fix)
+		}
+	}
+	return code
+}
+
+// jsonErrors reports whether cmd's error is printed as JSON: it takes
+// --json and was given it, or, when the command line did not parse (an
+// unknown flag or command), --json is among the arguments before "--".
+func jsonErrors(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Changed {
+			return f.Value.String() == "true"
+		}
+	}
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// usageErrors makes every argument-count check in the tree a usage error
+// (cobra's own, such as cobra.NoArgs, return plain errors), and an
+// unknown command one too.
+func usageErrors(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if check := c.Args; check != nil {
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				err := check(cmd, args)
+				if err != nil && !errors.Is(err, engine.ErrUsage) {
+					return flagError{err}
+				}
+				return err
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	// The root runs only for a word that is no command ("ctx fnd"), or
+	// for none at all (help). It takes a hidden --json so that "ctx fnd
+	// --json" reports the unknown command, as JSON.
+	root.Args = cobra.ArbitraryArgs
+	root.Flags().Bool("json", false, "print an error as one JSON object")
+	root.Flags().MarkHidden("json")
+	if root.SuggestionsMinimumDistance <= 0 {
+		root.SuggestionsMinimumDistance = 2
+	}
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
+		}
+		return flagError{errors.New(msg)}
+	}
 }
 
 func newRootCmd(deps *Deps) *cobra.Command {

@@ -69,6 +69,13 @@ type Config struct {
 	// Default [DefaultFreshWait] (1s); CTX_FRESH_WAIT overrides it
 	// ("0s": never wait).
 	FreshWait time.Duration
+	// RequestTimeout is the per-request deadline (limits.request_timeout):
+	// it bounds each `ctx find` and each MCP tool call. A search stops
+	// gathering at nine tenths of it and answers with what it found,
+	// marked partial; a call with nothing to answer by then fails with the
+	// timeout error. Default [DefaultRequestTimeout] (10s);
+	// CTX_REQUEST_TIMEOUT overrides it; 0 means no deadline.
+	RequestTimeout time.Duration
 	// CodexHome is where the Codex CLI keeps its user configuration
 	// (CODEX_HOME, Codex's own variable, read from the environment only);
 	// empty means ~/.codex.
@@ -77,10 +84,6 @@ type Config struct {
 	// experiments (CTX_RANK_TUNE, "Name=value,…", environment only; see
 	// search.SetTuning). Empty means none.
 	RankTune string
-	// RequestTimeout is the per-request deadline: past it an answer
-	// returns what was found so far, marked partial. Default
-	// [DefaultRequestTimeout] (10s); CTX_REQUEST_TIMEOUT overrides it.
-	RequestTimeout time.Duration
 	// Server holds the defaults of ctx mcp and ctx serve.
 	Server Server
 	// LLM configures the optional language model (query decomposition,
@@ -251,6 +254,8 @@ const (
 	// DefaultFreshWait is [Config].FreshWait by default: a query answers
 	// within it (issue target: a find during indexing answers within 1 s).
 	DefaultFreshWait = time.Second
+	// DefaultRequestTimeout is [Config].RequestTimeout by default.
+	DefaultRequestTimeout = 10 * time.Second
 	// DefaultLLMTimeout is [LLM].Timeout when unset: a long answer from a
 	// slow local model fits.
 	DefaultLLMTimeout = 60 * time.Second

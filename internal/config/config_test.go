@@ -244,3 +244,29 @@ func TestLoadNonRepoMaxFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRequestTimeout: CTX_REQUEST_TIMEOUT sets the per-request
+// deadline, 0 turns it off, and a bad value is an error naming it.
+func TestLoadRequestTimeout(t *testing.T) {
+	clearEnv(t)
+	for _, tc := range []struct {
+		val  string
+		want time.Duration
+	}{
+		{"", config.DefaultRequestTimeout},
+		{"30s", 30 * time.Second},
+		{"0", 0},
+	} {
+		t.Setenv("CTX_REQUEST_TIMEOUT", tc.val)
+		c, err := config.Load("", nil)
+		if err != nil || c.RequestTimeout != tc.want {
+			t.Errorf("CTX_REQUEST_TIMEOUT=%q: RequestTimeout %v, err %v; want %v", tc.val, c.RequestTimeout, err, tc.want)
+		}
+	}
+	for _, val := range []string{"-1s", "soon"} {
+		t.Setenv("CTX_REQUEST_TIMEOUT", val)
+		if _, err := config.Load("", nil); err == nil || !strings.Contains(err.Error(), "CTX_REQUEST_TIMEOUT") {
+			t.Errorf("CTX_REQUEST_TIMEOUT=%q: err %v, want one naming the variable", val, err)
+		}
+	}
+}

@@ -147,7 +147,7 @@ func TestFileErrors(t *testing.T) {
 		{name: "syntax", project: "[embed]\nbatch = = 3\n", want: `:2: expected value but found '=' instead`},
 		{name: "bad int", project: "# ours\n[embed]\nbatch = \"x\"\n", want: `:3: embed.batch: want a positive integer, got "x"`},
 		{name: "zero", project: "[embed]\nbatch = 0\n", want: `:2: embed.batch: want a positive integer, got 0`},
-		{name: "bad duration", project: "[limits]\nrequest_timeout = 5\n", want: `:2: limits.request_timeout: want a positive duration such as 10s or 500ms, got 5`},
+		{name: "bad duration", project: "[limits]\nrequest_timeout = 5\n", want: `:2: limits.request_timeout: want a duration such as 10s, 30s or 0s (no deadline), got 5`},
 		{name: "bad bool", user: "[index]\ninclude_secrets = \"yes\"\n", want: `:2: index.include_secrets: want true or false, got "yes"`},
 		{name: "bad bytes", project: "[index]\nmax_file_bytes = \"2MB\"\n", want: `:2: index.max_file_bytes: want a positive number of bytes, got "2MB"`},
 		{name: "bad list", project: "[index]\nexclude = [1, 2]\n", want: `:2: index.exclude: want a list of strings, got [1, 2]`},

@@ -1,7 +1,5 @@
 package config
 
-import "time"
-
 // settings is the one table of ctx's settings (see [Setting] for how to
 // add one). Order is the order of `ctx config ls` and README: top-level
 // keys first, then by section.
@@ -52,8 +50,8 @@ var settings = []*Setting{
 	},
 	{
 		Key: "limits.request_timeout", Env: "CTX_REQUEST_TIMEOUT", Kind: KindDuration,
-		Default: DefaultRequestTimeout, Min: Positive, Want: "want a positive duration such as 10s or 500ms",
-		Doc:   "per-request deadline: past it an answer returns what was found so far, marked partial",
+		Default: DefaultRequestTimeout, Min: NonNegative, Want: "want a duration such as 10s, 30s or 0s (no deadline)",
+		Doc:   "per-request deadline of ctx find and every MCP tool call: past it an answer returns what was found so far, marked partial (0: none)",
 		Field: func(c *Config) any { return &c.RequestTimeout },
 	},
 
@@ -304,8 +302,6 @@ func localModel(c *Config) bool {
 // Defaults of the settings whose default is not spelled in the table
 // alone.
 const (
-	// DefaultRequestTimeout is [Config].RequestTimeout by default.
-	DefaultRequestTimeout = 10 * time.Second
 	// DefaultHTTPAddr is [Server].HTTP by default: loopback only.
 	DefaultHTTPAddr = "127.0.0.1:8765"
 )

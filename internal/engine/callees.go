@@ -81,7 +81,7 @@ func (e *Engine) Callees(ctx context.Context, symbol, hintPath string, limit int
 		return nil, nil, err
 	}
 	if len(cands) == 0 {
-		return nil, nil, fmt.Errorf("no definition of %q in the index of %s", symbol, e.root)
+		return nil, nil, Errorf(ErrNotFound, "no definition of %q in the index of %s", symbol, e.root)
 	}
 	def := e.definition(cands[0], true)
 	var out []Callee

@@ -58,6 +58,9 @@ type Engine struct {
 	// sizeChecked is set once [Engine.CheckFirstIndex] has let the root
 	// through, so a watcher's check and its first run walk it once.
 	sizeChecked atomic.Bool
+	// cutNow, when closed, ends an automatic index's wait for the
+	// request's cut at once (tests; nil in use, so never).
+	cutNow <-chan struct{}
 }
 
 // Options configures [Open]; nil means defaults.
@@ -102,7 +105,7 @@ func Open(cfg config.Config, root string, opts *Options) (*Engine, error) {
 		return nil, fmt.Errorf("opening root: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("opening root %s: not a directory", abs)
+		return nil, Errorf(ErrInvalidArgument, "opening root %s: not a directory", abs)
 	}
 	e := &Engine{cfg: cfg, root: abs, dbPath: store.PathFor(cfg.CacheDir, abs), log: opts.Logger, emb: opts.Embedder, keepOpen: opts.KeepOpen, opts: *opts}
 	if e.log == nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +45,10 @@ type FindRequest struct {
 	ExplainResults bool
 	// NoRerank skips the configured reranker.
 	NoRerank bool
+
+	// cut is when the search stops gathering and answers with what it
+	// has (see [Engine.Find]); zero for none.
+	cut time.Time
 }
 
 // Hit is one result in the shape of the result JSON contract
@@ -156,6 +162,19 @@ type FindStats struct {
 	// Members is each workspace member's part of a workspace answer
 	// ([FindAcross]); absent for a single repository.
 	Members []MemberStats `json:"members,omitempty"`
+	// Partial is set when the answer is known to be incomplete: the first
+	// index is still being built (IndexState "partial"), or the request
+	// deadline (limits.request_timeout) came before part of the search
+	// finished. PartialReason says which part, e.g. "the request deadline
+	// (10s) came before the dense channel finished: …".
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+}
+
+// markPartial marks the answer partial for reason (reasons accumulate).
+func (st *FindStats) markPartial(reason string) {
+	st.Partial = true
+	st.PartialReason = joinNote(st.PartialReason, reason)
 }
 
 // Notes returns a line for each way the search differed from what was
@@ -177,6 +196,10 @@ func (st *FindStats) Notes() []string {
 	}
 	if st.Rerank != nil && st.Rerank.Skipped != "" {
 		out = append(out, "not reranked: "+st.Rerank.Skipped)
+	}
+	if st.Partial && st.IndexState != "partial" {
+		// A first index's partial answer says so in its stale note.
+		out = append(out, "partial: "+st.PartialReason)
 	}
 	return out
 }
@@ -257,14 +280,190 @@ var ErrEmptyIndex = errors.New("index is empty")
 // Find answers a query. With the optional model layer configured it also
 // splits complex questions into sub-queries, reranks and summarises
 // (see findSteered); without it, it is the search alone. Errors:
-// [ErrNotIndexed] (no index and no AutoIndex), [ErrStale] (identity
-// mismatch), [ErrEmptyIndex], [ErrNoLLM] (ExplainResults or DecomposeOn
-// without an LLM), store failures. No results is not an error.
+// [ErrNotIndexed] (no index and no AutoIndex), [ErrIndexing] (a first
+// index is being built and nothing is searchable yet), [ErrInterrupted],
+// [ErrStale] (identity mismatch), [ErrEmptyIndex], [ErrNoLLM]
+// (ExplainResults or DecomposeOn without an LLM), [ErrTimeout], store
+// failures. No results is not an error.
+//
+// A request has a deadline: the earlier of ctx's and the configured
+// RequestTimeout (limits.request_timeout) from now. At nine tenths of it
+// the search stops gathering and answers with what it has, marked
+// [FindStats].Partial with the reason: recall channels that have not
+// finished are left out, vectors still loading leave the dense channel
+// out, context expansion and the optional model steps are skipped, and an
+// automatic first index still running answers from the files it has
+// committed (the run is then stopped when Find returns, its batches kept:
+// the next index run completes it). With nothing to answer from, Find
+// fails with [ErrTimeout], or [ErrIndexing] and the run's progress.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	ctx, cancel, limit := e.requestDeadline(ctx)
+	defer cancel()
+	req.cut = limit.cut
+	var (
+		resp *FindResponse
+		err  error
+	)
 	if e.steered(req) {
-		return e.findSteered(ctx, req)
+		resp, err = e.findSteered(ctx, req)
+	} else {
+		resp, err = e.find(ctx, req)
 	}
-	return e.find(ctx, req)
+	if err != nil {
+		return nil, limit.explain(ctx, err)
+	}
+	return resp, nil
+}
+
+// requestLimit is a request's deadline as [Engine.requestDeadline] set
+// it.
+type requestLimit struct {
+	timeout time.Duration // from the request's start to its deadline; 0: none
+	cut     time.Time     // when searches stop gathering; zero: never
+}
+
+// requestDeadline returns ctx bounded by the request's deadline (the
+// earlier of ctx's own and the configured RequestTimeout from now), and
+// the limit: the timeout and the cut, at nine tenths of it, when a
+// search stops gathering and answers with what it has. Without either
+// deadline, ctx is returned as it is and the limit is zero.
+func (e *Engine) requestDeadline(ctx context.Context) (context.Context, context.CancelFunc, requestLimit) {
+	now := time.Now()
+	dl, ok := ctx.Deadline()
+	if t := e.cfg.RequestTimeout; t > 0 && (!ok || now.Add(t).Before(dl)) {
+		dl, ok = now.Add(t), true
+	}
+	if !ok {
+		return ctx, func() {}, requestLimit{}
+	}
+	ctx, cancel := context.WithDeadline(ctx, dl)
+	d := dl.Sub(now)
+	return ctx, cancel, requestLimit{timeout: d, cut: now.Add(d * 9 / 10)}
+}
+
+// explain turns err, the failure of a request bounded by l and ctx, into
+// [ErrTimeout] when the deadline passed before it could answer and err
+// says no more than that (an interrupted query, a canceled request).
+func (l requestLimit) explain(ctx context.Context, err error) error {
+	if l.timeout == 0 || errors.Is(err, ErrTimeout) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	switch Classify(err).Code {
+	case CodeInternal, CodeCanceled, CodeTimeout:
+		// An interrupted query or a canceled request: the deadline's
+		// doing. Any other class says more than "timed out".
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: nothing to answer within the request deadline (%s, limits.request_timeout): %v", ErrTimeout, l.timeout.Round(time.Millisecond), err)
+}
+
+// cutContext returns ctx bounded by a request's cut, for the steps that
+// stop there and leave the answer partial instead of failing it. A zero
+// cut gives ctx.
+func cutContext(ctx context.Context, cut time.Time) (context.Context, context.CancelFunc) {
+	if cut.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, cut)
+}
+
+// wasCut reports whether a step run with cctx (from [cutContext] over
+// ctx) ended because the cut came, not because the request ended.
+func wasCut(ctx, cctx context.Context) bool {
+	return cctx.Err() != nil && ctx.Err() == nil
+}
+
+// recallDeadline is when a search's recall stops: the request's cut, or,
+// when the cut has passed before the search began (waiting for a first
+// index used it up), halfway from now to the request's deadline, so the
+// files committed so far are still searched and ranked in time.
+func recallDeadline(ctx context.Context, cut time.Time) time.Time {
+	now := time.Now()
+	if cut.IsZero() || now.Before(cut) {
+		return cut
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	return now.Add(dl.Sub(now) / 2)
+}
+
+// cutNote says what the request deadline left out, for
+// [FindStats].PartialReason.
+func cutNote(what string) string {
+	return "the request deadline (limits.request_timeout) came before " + what
+}
+
+// openView reads the index's committed view for a search. While a run
+// builds the first index, the view answers from the chunks it has
+// committed, returned as partial (0 otherwise). Errors: [ErrNotIndexed]
+// (no index), [ErrIndexing] (a run is creating the index, or has
+// committed nothing yet), [ErrInterrupted] (a first run stopped before it
+// finished), store failures.
+func (e *Engine) openView(ctx context.Context) (v *view, release func(), partial int, err error) {
+	v, release, err = e.acquire(ctx)
+	if err == nil && v.stored == "" {
+		if !indexRunning(e.dbPath) {
+			// The first index run was interrupted before it recorded what
+			// it was built with: finish it rather than call it foreign.
+			release()
+			return nil, nil, 0, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrInterrupted, e.root)
+		}
+		n, perr := e.checkPartial(ctx, v)
+		if perr != nil {
+			release()
+			return nil, nil, 0, perr
+		}
+		return v, release, n, nil
+	}
+	if errors.Is(err, ErrNotIndexed) && indexRunning(e.dbPath) {
+		// Another run is creating the index: waiting for it could take
+		// minutes.
+		return nil, nil, 0, fmt.Errorf("%w: the first index of %s is starting; ask again in a moment", ErrIndexing, e.root)
+	}
+	return v, release, 0, err
+}
+
+// autoIndex builds a missing index for a find (FindRequest.AutoIndex).
+// Without a cut it waits for the run. With one it waits until the cut at
+// most: a run still going then goes on, so the find can answer from the
+// batches it has committed, and stop (which the caller must call when it
+// has answered) cancels it and waits for it to end. A run stopped so
+// keeps what it committed and is reported as interrupted; the next index
+// run (ctx index, or the next find) completes it.
+func (e *Engine) autoIndex(ctx context.Context, req FindRequest) (rep *IndexReport, stop func(), cut bool, err error) {
+	if req.cut.IsZero() {
+		rep, err := e.Index(ctx, IndexOptions{Phase: req.Phase})
+		return rep, func() {}, false, err
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	type result struct {
+		rep *IndexReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := e.Index(ictx, IndexOptions{Phase: req.Phase})
+		done <- result{rep, err}
+	}()
+	timer := time.NewTimer(time.Until(req.cut))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		cancel()
+		return r.rep, func() {}, false, r.err
+	case <-timer.C:
+	case <-e.cutNow:
+	}
+	var once sync.Once
+	return nil, func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}, true, nil
 }
 
 // find is the search itself: recall, fusion, ranking and expansion.
@@ -275,50 +474,38 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	start := time.Now()
 	query, _ := e.CutQuery(req.Query)
 	resp := &FindResponse{Query: EchoQuery(query), Results: []Hit{}}
+	cctx, ccancel := cutContext(ctx, req.cut)
+	defer ccancel()
 	// A watcher's word on freshness is taken before the view is read, so
 	// the view is at least as new as the edits it vouches for.
-	watchFresh, watched, watchNote := e.watchFreshness(ctx)
+	watchFresh, watched, watchNote := e.watchFreshness(cctx)
 	if !watched {
-		watchFresh, watched, watchNote = e.askWatcher(ctx)
+		watchFresh, watched, watchNote = e.askWatcher(cctx)
 	}
-	v, release, err := e.acquire(ctx)
-	// partial is set while another run builds the first index: the
+	// partialChunks is set while a run builds the first index: the
 	// answer comes at once from the files committed so far.
-	partial, partialChunks := false, 0
-	if err == nil && v.stored == "" {
-		switch {
-		case indexRunning(e.dbPath):
-			n, perr := e.checkPartial(ctx, v)
-			if perr != nil {
-				release()
-				return nil, perr
-			}
-			partial, partialChunks = true, n
-		default:
-			// The first index run was interrupted before it recorded
-			// what it was built with: finish it rather than call it
-			// foreign.
-			release()
-			err = fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
-		}
-	}
-	if errors.Is(err, ErrNotIndexed) && indexRunning(e.dbPath) {
-		// Another run is creating the index: waiting for it could take
-		// minutes.
-		return nil, fmt.Errorf("%w: the first index of %s is starting; ask again in a moment", ErrNotIndexed, e.root)
-	}
-	if errors.Is(err, ErrNotIndexed) && req.AutoIndex {
-		rep, ierr := e.Index(ctx, IndexOptions{Phase: req.Phase})
+	v, release, partialChunks, err := e.openView(ctx)
+	ownRunCut := false
+	if req.AutoIndex && errors.Is(err, ErrNotIndexed) && !errors.Is(err, ErrIndexing) {
+		rep, stop, cut, ierr := e.autoIndex(ctx, req)
 		if ierr != nil {
 			return nil, ierr
 		}
-		resp.Indexed = rep
-		v, release, err = e.acquire(ctx)
+		// Runs when find returns: after the answer is built from the
+		// run's committed batches, the run itself stops.
+		defer stop()
+		resp.Indexed, ownRunCut = rep, cut
+		v, release, partialChunks, err = e.openView(ctx)
+		if cut && errors.Is(err, ErrNotIndexed) && !errors.Is(err, ErrIndexing) {
+			// The run has not yet taken its lock or committed a batch.
+			err = fmt.Errorf("%w: the first index of %s is starting and did not commit any file within the request deadline; ask again in a moment", ErrIndexing, e.root)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	partial := partialChunks > 0
 	if !partial {
 		if err := e.storedDims(ctx, v.db); err != nil {
 			return nil, err
@@ -367,7 +554,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 			return r, nil
 		}
 	}
-	s := &search.Searcher{DB: db, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout}
+	s := &search.Searcher{DB: db, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout, Deadline: recallDeadline(ctx, req.cut)}
 	if s.EmbedTimeout <= 0 {
 		s.EmbedTimeout = config.DefaultQueryTimeout
 	}
@@ -378,22 +565,46 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	}
 	dense := sreq.Uses("dense")
 	if dense && e.emb == nil && len(req.Channels) > 0 {
-		return nil, fmt.Errorf("the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none")
+		return nil, WithFix(Errorf(ErrNotConfigured, "the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none"), "set CTX_EMBED_PROVIDER (builtin: the built-in model) and run `ctx index`")
 	}
+	var vecsCut bool
 	if e.emb != nil && dense {
-		vecs, err := e.viewVectors(ctx, v)
-		if err != nil {
+		vecs, err := e.viewVectors(cctx, v)
+		switch {
+		case err == nil:
+			s.Embedder, s.Vectors = e.emb, vecs
+		case wasCut(ctx, cctx):
+			// Loading the vectors (writing the vector file of a large
+			// index) outlasted the cut: the lexical channels answer.
+			vecsCut = true
+			chans := sreq.Channels
+			if len(chans) == 0 {
+				chans = search.ChannelNames
+			}
+			sreq.Channels = slices.DeleteFunc(slices.Clone(chans), func(c string) bool { return c == "dense" })
+			if len(sreq.Channels) == 0 {
+				return nil, fmt.Errorf("%w: the vectors of the dense channel were still loading", ErrTimeout)
+			}
+		default:
 			return nil, err
 		}
-		s.Embedder, s.Vectors = e.emb, vecs
 	}
 	res, st, err := s.Search(ctx, sreq)
+	if errors.Is(err, search.ErrDeadline) {
+		return nil, fmt.Errorf("%w: the %s channel%s did not finish within the request deadline (limits.request_timeout), and the others found nothing", ErrTimeout, strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))
+	}
 	if err != nil {
 		return nil, err
 	}
 	resp.Raw = res
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, gen, req.Query, query); err != nil {
 		return nil, err
+	}
+	if vecsCut {
+		resp.Stats.markPartial(cutNote("the dense channel's vectors had loaded; the lexical channels answered alone"))
+	}
+	if len(st.Unfinished) > 0 {
+		resp.Stats.markPartial(cutNote(fmt.Sprintf("the %s channel%s finished; the results come from the others", strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))))
 	}
 	if v.head.running {
 		resp.Stats.Fresh = false
@@ -405,6 +616,11 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if partial {
 		resp.Stats.IndexState, resp.Stats.Progress = "partial", v.progress()
 		resp.Stats.Stale = "the first index is being built (" + resp.Stats.Progress.String() + "): these results come from the files indexed so far, by the lexical channels alone"
+		reason := "the first index is still being built (" + resp.Stats.Progress.String() + "); the results come from the files indexed so far"
+		if ownRunCut {
+			reason = cutNote("the first index was built (" + resp.Stats.Progress.String() + "); the results come from the files indexed so far, and the next ctx find or ctx index goes on with it")
+		}
+		resp.Stats.markPartial(reason)
 	}
 	switch {
 	case watched && !watchFresh:
@@ -416,11 +632,11 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	}
 	e.appendHits(resp, res, req.Full, e.changed)
 	if req.Expand.Seeds > 0 {
-		if err := e.expandInto(ctx, query, req, resp); err != nil {
+		if err := e.expandCut(ctx, cctx, query, req, resp); err != nil {
 			return nil, err
 		}
 	}
-	if ckey != "" && resp.Stats.Fresh && resp.Stats.Degraded == "" && resp.Stats.IndexState == "" {
+	if ckey != "" && resp.Stats.Fresh && resp.Stats.Degraded == "" && resp.Stats.IndexState == "" && !resp.Stats.Partial {
 		kept := *resp
 		kept.Results = slices.Clone(resp.Results)
 		e.cache.put(ckey, &kept)
@@ -454,7 +670,7 @@ func (e *Engine) searchStats(st search.Stats, sreq search.Request, embedTimeout 
 	if st.DenseErr != nil && !slices.ContainsFunc(search.LexicalChannels, sreq.Uses) {
 		// Only the dense channel was asked for: there is nothing to fall
 		// back on.
-		return FindStats{}, fmt.Errorf("the dense channel is unavailable: %v", st.DenseErr)
+		return FindStats{}, Errorf(ErrProviderUnavailable, "the dense channel is unavailable: %v", st.DenseErr)
 	}
 	fs := FindStats{SearchMS: st.SearchMS, FilesConsidered: st.FilesConsidered, IndexGeneration: gen, Fresh: true, QueryKind: st.QueryKind, DenseQuery: EchoQuery(st.DenseQuery)}
 	if given != searched {
@@ -489,6 +705,26 @@ func (e *Engine) appendHits(resp *FindResponse, res []search.Result, full bool, 
 		}
 		resp.Results = append(resp.Results, h)
 	}
+}
+
+// expandCut is [Engine.expandInto] run with cctx, the request's cut: when
+// the cut comes first, the answer goes without its context pieces and is
+// marked partial.
+func (e *Engine) expandCut(ctx, cctx context.Context, query string, req FindRequest, resp *FindResponse) error {
+	err := e.expandInto(cctx, query, req, resp)
+	if err != nil && wasCut(ctx, cctx) {
+		resp.Stats.markPartial(cutNote("the context around the best results was added"))
+		return nil
+	}
+	return err
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // expandInto appends to resp the context pieces of its best results

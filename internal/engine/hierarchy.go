@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -201,7 +200,7 @@ func lastPart(s string) string {
 func (e *Engine) Hierarchy(ctx context.Context, symbol string, limit int) (*Hierarchy, error) {
 	lk := graph.ParseLookup(symbol)
 	if lk.Name == "" {
-		return nil, fmt.Errorf("symbol %q has no identifier in it", symbol)
+		return nil, Errorf(ErrInvalidArgument, "symbol %q has no identifier in it", symbol)
 	}
 	name := lk.Name
 	if limit <= 0 {

@@ -694,7 +694,7 @@ type FileEntry struct {
 // glob, and those of a query.
 func (e *Engine) Files(ctx context.Context, glob string, langs []string, max int) ([]FileEntry, int, error) {
 	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return nil, 0, fmt.Errorf("bad glob %q", glob)
+		return nil, 0, Errorf(ErrInvalidArgument, "bad glob %q", glob)
 	}
 	v, release, err := e.acquireCurrent(ctx)
 	if err != nil {
@@ -802,8 +802,9 @@ func (e *Engine) CodeSpan(path string, startByte, endByte, startLine, endLine in
 }
 
 // acquireCurrent is [Engine.acquire] for lookups: it also fails with
-// [ErrStale] or [ErrNotIndexed] (unfinished first run) when the index
-// cannot answer, naming the command that fixes it.
+// [ErrStale], or [ErrIndexing], [ErrPartialIndex] or [ErrInterrupted]
+// (a first run not finished), when the index cannot answer, naming the
+// command that fixes it.
 func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 	v, release, err := e.acquire(ctx)
 	if err != nil {
@@ -817,8 +818,9 @@ func (e *Engine) acquireCurrent(ctx context.Context) (*view, func(), error) {
 	}
 	switch v.stored {
 	case "":
+		err := e.firstRunError(ctx, v)
 		release()
-		return nil, nil, fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrNotIndexed, e.root)
+		return nil, nil, err
 	case e.Identity().Hash:
 		return v, release, nil
 	}
@@ -859,12 +861,31 @@ type Deps struct {
 	Importers []Dependency `json:"importers"`
 }
 
+// indexedPath returns p, a file path a caller passed (relative to the
+// root, or absolute), as the index names it: slash-separated and relative
+// to the root. Errors: a path that leaves the root (through "..", or an
+// absolute path elsewhere) wraps discover.ErrOutsideRoot.
+func (e *Engine) indexedPath(p string) (string, error) {
+	rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./")
+	if rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(p) {
+		return rel, nil
+	}
+	r, err := discover.Confine(e.root, p)
+	if err != nil {
+		return "", fmt.Errorf("%w (%s)", err, e.root)
+	}
+	return r, nil
+}
+
 // Deps returns the import statements of the file at rel (a slash path
 // relative to the root) and those of other files that resolve to it or,
 // for Go, to its package directory. Errors: those of a query, and a path
 // the index does not hold.
 func (e *Engine) Deps(ctx context.Context, rel string) (*Deps, error) {
-	rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
+	rel, err := e.indexedPath(rel)
+	if err != nil {
+		return nil, err
+	}
 	v, release, err := e.acquireCurrent(ctx)
 	if err != nil {
 		return nil, err
@@ -890,7 +911,7 @@ func (e *Engine) Deps(ctx context.Context, rel string) (*Deps, error) {
 			return nil, err
 		}
 		if !slices.ContainsFunc(files, func(f store.FileRow) bool { return f.Path == rel }) {
-			return nil, fmt.Errorf("%s is not in the index of %s (see `ctx status` for skipped files)", rel, e.root)
+			return nil, Errorf(ErrNotFound, "%s is not in the index of %s (see `ctx status` for skipped files)", rel, e.root)
 		}
 	}
 	d := &Deps{Path: rel, PathBytes: PathBytes(rel), Imports: []Dependency{}, Importers: []Dependency{}}
@@ -987,7 +1008,10 @@ const maxWholeLines = 400
 // definition's lines saying which part it is. Errors: those of a query, a
 // file the index does not hold, a line outside every chunk.
 func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error) {
-	rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
+	rel, err := e.indexedPath(rel)
+	if err != nil {
+		return nil, err
+	}
 	v, release, err := e.acquireCurrent(ctx)
 	if err != nil {
 		return nil, err
@@ -998,11 +1022,11 @@ func (e *Engine) ChunkAt(ctx context.Context, rel string, line int) (*Hit, error
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s has no chunks in the index of %s (see `ctx status` for skipped files)", rel, e.root)
+		return nil, Errorf(ErrNotFound, "%s has no chunks in the index of %s (see `ctx status` for skipped files)", rel, e.root)
 	}
 	best, ok := innermost(rows, line)
 	if !ok {
-		return nil, fmt.Errorf("%s:%d is outside every chunk (the file has %d chunks, lines %d-%d)", rel, line, len(rows), rows[0].StartLine, rows[len(rows)-1].EndLine)
+		return nil, Errorf(ErrNotFound, "%s:%d is outside every chunk (the file has %d chunks, lines %d-%d)", rel, line, len(rows), rows[0].StartLine, rows[len(rows)-1].EndLine)
 	}
 	h := &Hit{Path: best.Path, PathBytes: PathBytes(best.Path), StartLine: best.StartLine, EndLine: best.EndLine, Language: best.Language, Kind: best.Kind,
 		Symbol: best.Symbol, Summary: best.Summary, StartByte: best.StartByte, EndByte: best.EndByte}

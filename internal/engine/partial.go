@@ -54,17 +54,31 @@ func (v *view) progress() *IndexProgress {
 // checkPartial checks that a view of a first index still being built can
 // give a partial answer, and returns its committed chunks: the run must
 // build this build's identity, and some chunks must be committed. Errors
-// wrap [ErrNotIndexed] and give the progress and the time left.
+// wrap [ErrIndexing] and carry the progress and the time left.
 func (e *Engine) checkPartial(ctx context.Context, v *view) (int, error) {
 	if v.runIdentity != "" && v.runIdentity != e.Identity().Hash {
-		return 0, fmt.Errorf("%w: another ctx build or embedding model is building the first index of %s; run `ctx index` when it is done", ErrNotIndexed, e.root)
+		return 0, withProgress(fmt.Errorf("%w: another ctx build or embedding model is building the first index of %s; run `ctx index` when it is done", ErrIndexing, e.root), v.progress())
 	}
 	c, err := v.db.Count(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if c.Chunks == 0 {
-		return 0, fmt.Errorf("%w: the first index of %s is being built (%s) and no file is searchable yet; ask again shortly", ErrNotIndexed, e.root, v.progress())
+		return 0, withProgress(fmt.Errorf("%w: the first index of %s is being built (%s) and no file is searchable yet; ask again shortly", ErrIndexing, e.root, v.progress()), v.progress())
 	}
 	return c.Chunks, nil
+}
+
+// firstRunError says why a view whose index never finished a run cannot
+// answer a request that needs the whole index: a run is building it
+// ([ErrIndexing] or [ErrPartialIndex], with its progress), or the run
+// stopped before it finished ([ErrInterrupted]).
+func (e *Engine) firstRunError(ctx context.Context, v *view) error {
+	if !indexRunning(e.dbPath) {
+		return fmt.Errorf("%w: the first index of %s did not finish; run `ctx index`", ErrInterrupted, e.root)
+	}
+	if _, err := e.checkPartial(ctx, v); err != nil {
+		return err
+	}
+	return withProgress(fmt.Errorf("%w: the first index of %s is being built (%s) and this lookup needs all of it; ask again when it is done (ctx find answers from the files indexed so far)", ErrPartialIndex, e.root, v.progress()), v.progress())
 }

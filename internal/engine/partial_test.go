@@ -49,6 +49,13 @@ func TestFindDuringFirstIndex(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("find before any file is committed took %v; want an answer within 1 s", d)
 	}
+	if f := engine.Classify(err); f.Code != engine.CodeIndexing || f.Progress == nil {
+		t.Errorf("find before any file is committed: classified %+v; want indexing with the progress", f)
+	}
+	_, err = asker.Definitions(t.Context(), "Handler12", "", 5, false)
+	if f := engine.Classify(err); f.Code != engine.CodeIndexing {
+		t.Errorf("a lookup before any file is committed: %v (%s); want indexing", err, f.Code)
+	}
 	resume <- struct{}{}
 
 	<-paused
@@ -66,6 +73,15 @@ func TestFindDuringFirstIndex(t *testing.T) {
 	}
 	if len(resp.Results) == 0 {
 		t.Error("partial answer has no results")
+	}
+	if !st.Partial {
+		t.Error("partial answer not marked Partial")
+	}
+	// A lookup needs the whole index: it says the index is partial, with
+	// the progress, instead of answering from part of it.
+	_, err = asker.Definitions(t.Context(), "Handler12", "", 5, false)
+	if f := engine.Classify(err); f.Code != engine.CodePartial || f.Progress == nil || !errors.Is(err, engine.ErrNotIndexed) {
+		t.Errorf("a lookup during the first index: %v, classified %+v; want partial with the progress", err, f)
 	}
 	resume <- struct{}{}
 	if err := <-done; err != nil {

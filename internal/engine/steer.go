@@ -90,33 +90,55 @@ func (e *Engine) findSteered(ctx context.Context, req FindRequest) (*FindRespons
 	meter := e.newMeter()
 	usage := &LLMUsage{}
 	query, _ := e.CutQuery(req.Query)
+	// The model steps stop at the request's cut: the answer then goes
+	// without them, marked partial.
+	cctx, ccancel := cutContext(ctx, req.cut)
+	defer ccancel()
 	if e.mayDecompose(req) && (req.Decompose == DecomposeOn || steer.Complex(analyze.Analyze(query))) {
-		if err := e.decompose(ctx, meter, usage, query, base, resp); err != nil {
-			if ctx.Err() != nil {
+		if err := e.decompose(cctx, meter, usage, query, base, resp); err != nil {
+			switch {
+			case ctx.Err() != nil:
 				return nil, ctx.Err()
+			case wasCut(ctx, cctx):
+				resp.Stats.Steering = "the question was searched as it is, not split: the request deadline came first"
+				resp.Stats.markPartial(cutNote("the question's sub-queries were searched"))
+			default:
+				resp.Stats.Steering = "the question was searched as it is, not split: " + steerCause(err)
 			}
-			resp.Stats.Steering = "the question was searched as it is, not split: " + steerCause(err)
 		}
 	}
 	if rerankOn {
-		if err := e.rerankHits(ctx, meter, query, resp); err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := e.rerankHits(cctx, meter, query, resp); err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case wasCut(ctx, cctx):
+				if resp.Stats.Rerank != nil {
+					resp.Stats.Rerank.Skipped = "the request deadline came before the reranker answered; results keep the search's order"
+				}
+				resp.Stats.markPartial(cutNote("the reranker answered"))
+			}
 		}
 	}
 	if len(resp.Results) > limit {
 		resp.Results = resp.Results[:limit]
 	}
 	if req.Expand.Seeds > 0 {
-		if err := e.expandInto(ctx, query, req, resp); err != nil {
+		if err := e.expandCut(ctx, cctx, query, req, resp); err != nil {
 			return nil, err
 		}
 	}
 	if req.ExplainResults {
-		if err := e.explainResults(ctx, meter, usage, resp, req.Full); err != nil {
-			if ctx.Err() != nil {
+		if err := e.explainResults(cctx, meter, usage, resp, req.Full); err != nil {
+			switch {
+			case ctx.Err() != nil:
 				return nil, ctx.Err()
+			case wasCut(ctx, cctx):
+				resp.Stats.Steering = joinNote(resp.Stats.Steering, "no result summaries: the request deadline came first")
+				resp.Stats.markPartial(cutNote("the results were summarised"))
+			default:
+				resp.Stats.Steering = joinNote(resp.Stats.Steering, "no result summaries: "+steerCause(err))
 			}
-			resp.Stats.Steering = joinNote(resp.Stats.Steering, "no result summaries: "+steerCause(err))
 		}
 	}
 	if usage.Requests > 0 || usage.Model != "" {

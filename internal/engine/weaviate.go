@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/gcfg"
 
+	"github.com/ctx-dev/ctx/internal/httpjson"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/weaviate"
 	"github.com/ctx-dev/ctx/internal/wvstore"
@@ -66,7 +68,7 @@ func originURL(root string) string {
 func (e *Engine) weaviateClient() (*weaviate.Client, error) {
 	w := e.cfg.Backend.Weaviate
 	if w.URL == "" {
-		return nil, fmt.Errorf("the weaviate backend needs CTX_WEAVIATE_URL: start a server with scripts/weaviate.sh start, or point it at your cluster")
+		return nil, Errorf(ErrNotConfigured, "the weaviate backend needs CTX_WEAVIATE_URL: start a server with scripts/weaviate.sh start, or point it at your cluster")
 	}
 	c, err := weaviate.New(w.URL, w.APIKey)
 	if err != nil {
@@ -100,6 +102,17 @@ func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done
 	return &st, nil
 }
 
+// backendErr marks err as the backend's failure ([ErrBackendUnavailable])
+// when Weaviate could not answer: a transport error, a 5xx. A canceled or
+// timed-out request keeps its own class.
+func backendErr(err error) error {
+	var gql *weaviate.GraphQLError
+	if errors.Is(err, httpjson.ErrUnavailable) || errors.As(err, &gql) {
+		return Errorf(ErrBackendUnavailable, "%w", err)
+	}
+	return err
+}
+
 // findWeaviate is find for the weaviate backend: the same search stack
 // over the tenant's objects ([wvstore.Source]). Results are checked
 // against the working tree like local ones (a file changed or missing
@@ -114,34 +127,40 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	}
 	src, err := wvstore.Open(ctx, c, e.cfg.Backend.Prefix, e.Tenant())
 	if errors.Is(err, wvstore.ErrNotSynced) {
-		return nil, fmt.Errorf("%w: %v", ErrNotIndexed, err)
+		return nil, WithFix(fmt.Errorf("%w: %v", ErrNotIndexed, err), "ctx index --backend weaviate")
 	}
 	if err != nil {
-		return nil, err
+		return nil, backendErr(err)
 	}
 	if err := e.ensureDims(ctx); err != nil {
 		return nil, err
 	}
 	if id := e.Identity(); src.Info.Identity != id.Hash {
-		return nil, fmt.Errorf("%w: tenant %s in Weaviate was indexed by another ctx build or embedding model (%s, here %s); run `ctx index --backend weaviate` to rebuild it",
-			ErrStale, e.Tenant(), src.Info.Model, id.Model)
+		return nil, WithFix(fmt.Errorf("%w: tenant %s in Weaviate was indexed by another ctx build or embedding model (%s, here %s); run `ctx index --backend weaviate` to rebuild it",
+			ErrStale, e.Tenant(), src.Info.Model, id.Model), "ctx index --backend weaviate")
 	}
 	if src.Info.Chunks == 0 {
 		return nil, fmt.Errorf("%w: tenant %s holds no chunks", ErrEmptyIndex, e.Tenant())
 	}
 	// Every channel is a request to the server: run them all at once.
-	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout, Concurrency: len(search.ChannelNames)}
+	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout, Concurrency: len(search.ChannelNames), Deadline: recallDeadline(ctx, req.cut)}
 	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
 	if e.emb != nil && sreq.Uses("dense") && src.Len() > 0 {
 		s.Embedder, s.Vectors = e.emb, src
 	}
 	res, st, err := s.Search(ctx, sreq)
+	if errors.Is(err, search.ErrDeadline) {
+		return nil, fmt.Errorf("%w: Weaviate did not answer the %s channel%s within the request deadline (limits.request_timeout), and the others found nothing", ErrTimeout, strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("searching tenant %s in Weaviate: %w", e.Tenant(), err)
+		return nil, backendErr(fmt.Errorf("searching tenant %s in Weaviate: %w", e.Tenant(), err))
 	}
 	resp.Raw = res
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, src.Info.Generation, req.Query, query); err != nil {
 		return nil, err
+	}
+	if len(st.Unfinished) > 0 {
+		resp.Stats.markPartial(cutNote(fmt.Sprintf("Weaviate answered the %s channel%s; the results come from the others", strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))))
 	}
 	if d := src.Degraded(); d != "" {
 		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, d)

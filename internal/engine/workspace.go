@@ -82,6 +82,10 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 		return nil, fmt.Errorf("the workspace has no repositories; add one with `ctx workspace add NAME PATH`")
 	}
 	start := time.Now()
+	// One deadline bounds the whole workspace search (each member's Find
+	// takes it from ctx), not one per member.
+	ctx, cancel, _ := members[0].Engine.requestDeadline(ctx)
+	defer cancel()
 	limit := cmp.Or(req.Limit, 10)
 	resps := make([]*FindResponse, len(members))
 	errs := make([]error, len(members))
@@ -147,6 +151,9 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 		}
 		if r.Stats.Degraded != "" {
 			out.Stats.Degraded = joinNote(out.Stats.Degraded, m.Name+": "+r.Stats.Degraded)
+		}
+		if r.Stats.Partial {
+			out.Stats.markPartial(m.Name + ": " + r.Stats.PartialReason)
 		}
 		out.Stats.QueryTruncated = out.Stats.QueryTruncated || r.Stats.QueryTruncated
 		out.Stats.QueryBytes = max(out.Stats.QueryBytes, r.Stats.QueryBytes)

@@ -23,7 +23,7 @@
 // 2xx, with the same retries before that point.
 //
 // Errors hide HTTP internals (%v) and wrap only causes callers may branch
-// on: the rate-limit sentinel and context errors.
+// on: the rate-limit sentinel, [ErrUnavailable] and context errors.
 package httpjson
 
 import (
@@ -46,6 +46,18 @@ import (
 // wraps; providers set [Client.RateLimited] to their own (embedding
 // providers use embed.ErrRateLimited).
 var ErrRateLimited = errors.New("rate limited")
+
+// ErrUnavailable is matched by the errors that say the service could not
+// answer: a transport error (connection refused, a per-attempt timeout)
+// and a 5xx or 429 answer after the retries. Other 4xx answers (a request
+// the service refused) do not match it.
+var ErrUnavailable = errors.New("service unavailable")
+
+// unavailable is a transport error's text that matches [ErrUnavailable].
+type unavailable struct{ text string }
+
+func (e *unavailable) Error() string { return e.text }
+func (e *unavailable) Unwrap() error { return ErrUnavailable }
 
 // Defaults applied by [Client] to zero fields.
 const (
@@ -170,7 +182,7 @@ func (c *Client) Do(ctx context.Context, method, url string, in, out any) error 
 // StatusError is a final non-2xx answer: its status code and the
 // service's message (as [Client.ErrorMessage] extracts it, or the body).
 // Its text is "HTTP 404 Not Found: message". For 429 it unwraps to the
-// rate-limit sentinel.
+// rate-limit sentinel; for 429 and 5xx it matches [ErrUnavailable].
 type StatusError struct {
 	Status  int
 	Message string
@@ -185,7 +197,16 @@ func (e *StatusError) Error() string {
 	return e.text
 }
 
-func (e *StatusError) Unwrap() error { return e.limited }
+func (e *StatusError) Unwrap() []error {
+	var out []error
+	if e.limited != nil {
+		out = append(out, e.limited)
+	}
+	if e.Status == http.StatusTooManyRequests || e.Status >= 500 {
+		out = append(out, ErrUnavailable)
+	}
+	return out
+}
 
 // attemptResult is what one attempt tells the retry loop: the status, the
 // headers (for Retry-After) and, for a non-2xx answer, the start of the
@@ -211,7 +232,7 @@ func (c *Client) retry(ctx context.Context, attempt func() (attemptResult, error
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return fmt.Errorf("sending request: %w", ctxErr)
 			}
-			return fmt.Errorf("sending request: %v", err)
+			return fmt.Errorf("sending request: %w", &unavailable{err.Error()})
 		}
 		status, body := res.status, res.errBody
 		if status >= 200 && status < 300 {

@@ -33,11 +33,11 @@ Example: {"question": "how does the server close idle connections?"}`,
 
 func (s *Server) contextAnswer(ctx context.Context, _ *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, engine.AnswerResponse, error) {
 	if strings.TrimSpace(in.Question) == "" {
-		return nil, engine.AnswerResponse{}, fmt.Errorf("question is empty; say what you want to know")
+		return nil, engine.AnswerResponse{}, badArg("question is empty; say what you want to know")
 	}
 	for _, g := range in.IncludeGlobs {
 		if !validGlob(g) {
-			return nil, engine.AnswerResponse{}, fmt.Errorf("bad glob %q", g)
+			return nil, engine.AnswerResponse{}, badArg("bad glob %q", g)
 		}
 	}
 	e, scope, err := s.repoScope(in.RepoPath)

@@ -90,7 +90,7 @@ Example: {"query": "why are retries capped", "limit": 5}`,
 		start := time.Now()
 		out := MemoryFindOutput{Results: []engine.MemoryHit{}}
 		if strings.TrimSpace(in.Query) == "" {
-			return nil, out, fmt.Errorf("query is empty")
+			return nil, out, badArg("query is empty")
 		}
 		e, err := s.repoEngine(in.RepoPath)
 		if err != nil {
@@ -193,7 +193,7 @@ Example: {"query": "how are failed webhook deliveries retried", "limit": 10}`,
 		start := time.Now()
 		out := ContextSearchOutput{Results: []engine.ContextItem{}}
 		if strings.TrimSpace(in.Query) == "" {
-			return nil, out, fmt.Errorf("query is empty")
+			return nil, out, badArg("query is empty")
 		}
 		e, err := s.repoEngine(in.RepoPath)
 		if err != nil {

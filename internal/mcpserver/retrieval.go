@@ -130,6 +130,10 @@ type RetrievalStats struct {
 	Steering   string              `json:"steering,omitempty" jsonschema:"why an LLM step did not happen (the LLM failed, a spend cap), with the fix"`
 	LLM        *engine.LLMUsage    `json:"llm,omitempty" jsonschema:"what the LLM did: model, requests, tokens, milliseconds, cost in USD"`
 	Rerank     *engine.RerankStats `json:"rerank,omitempty" jsonschema:"the rerank stage: model, how many segments it reordered, milliseconds, cost, or why it was skipped"`
+	// Partial and PartialReason say the answer is incomplete: the first
+	// index is still being built, or the request deadline came first.
+	Partial       bool   `json:"partial,omitempty" jsonschema:"the answer is incomplete: the first index is still being built, or the request deadline (limits.request_timeout) came before part of the search finished"`
+	PartialReason string `json:"partial_reason,omitempty" jsonschema:"what the answer is missing and why"`
 }
 
 // RetrievalOutput is the codebase_retrieval result.
@@ -184,7 +188,7 @@ func decodeCursor(s string) (cursor, error) {
 		err = json.Unmarshal(b, &c)
 	}
 	if err != nil || c.Offset < 0 || c.Key == "" {
-		return c, fmt.Errorf("cursor %q is not one this server issued; repeat the call without cursor", s)
+		return c, badArg("cursor %q is not one this server issued; repeat the call without cursor", s)
 	}
 	return c, nil
 }
@@ -229,7 +233,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	start := time.Now()
 	var out RetrievalOutput
 	if strings.TrimSpace(in.InformationRequest) == "" && len(in.TechnicalTerms) == 0 {
-		return nil, out, fmt.Errorf("information_request is empty; say what you are looking for")
+		return nil, out, badArg("information_request is empty; say what you are looking for")
 	}
 	mode := in.Mode
 	if mode == "" {
@@ -237,21 +241,21 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	}
 	mp, ok := modes[mode]
 	if !ok {
-		return nil, out, fmt.Errorf("mode %q: want quick, balanced or deep", in.Mode)
+		return nil, out, badArg("mode %q: want quick, balanced or deep", in.Mode)
 	}
 	format := in.OutputFormat
 	if format == "" {
 		format = "markdown"
 	}
 	if format != "markdown" && format != "json" && format != "both" {
-		return nil, out, fmt.Errorf("output_format %q: want markdown, json or both", in.OutputFormat)
+		return nil, out, badArg("output_format %q: want markdown, json or both", in.OutputFormat)
 	}
 	lowConf := in.LowConfidence
 	if lowConf == "" {
 		lowConf = "return_with_warning"
 	}
 	if !slices.Contains([]string{"return_with_warning", "return_top1", "return_empty"}, lowConf) {
-		return nil, out, fmt.Errorf("low_confidence_behavior %q: want return_with_warning, return_top1 or return_empty", in.LowConfidence)
+		return nil, out, badArg("low_confidence_behavior %q: want return_with_warning, return_top1 or return_empty", in.LowConfidence)
 	}
 	budget := mp.Budget
 	if in.MaxTokens > 0 {
@@ -268,12 +272,12 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	}
 	for _, g := range append(slices.Clone(in.IncludeGlobs), in.ExcludeGlobs...) {
 		if !validGlob(g) {
-			return nil, out, fmt.Errorf("bad glob %q", g)
+			return nil, out, badArg("bad glob %q", g)
 		}
 	}
 	if in.Workspace != "" {
 		if in.RepoPath != "" || in.Cursor != "" {
-			return nil, out, fmt.Errorf("workspace searches every member: leave repo_path and cursor out")
+			return nil, out, badArg("workspace searches every member: leave repo_path and cursor out")
 		}
 		return s.retrieveWorkspace(ctx, in, mp, budget, format, lowConf, start)
 	}
@@ -288,7 +292,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 			return nil, out, err
 		}
 		if cur.Key != key {
-			return nil, out, fmt.Errorf("this cursor belongs to a call with other arguments; repeat the original call's arguments with it, or call again without cursor")
+			return nil, out, badArg("this cursor belongs to a call with other arguments; repeat the original call's arguments with it, or call again without cursor")
 		}
 	}
 
@@ -308,7 +312,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	case "off":
 		dec = engine.DecomposeOff
 	default:
-		return nil, out, fmt.Errorf("decompose %q: want auto, on or off", in.Decompose)
+		return nil, out, badArg("decompose %q: want auto, on or off", in.Decompose)
 	}
 	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand,
 		Decompose: dec, ExplainResults: in.ExplainResults})
@@ -327,7 +331,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		}
 	}
 	if in.Cursor != "" && cur.Gen != resp.Stats.IndexGeneration {
-		return nil, out, fmt.Errorf("the index changed since this cursor was issued (generation %d, now %d), so its pages no longer line up; repeat the call without cursor", cur.Gen, resp.Stats.IndexGeneration)
+		return nil, out, badArg("the index changed since this cursor was issued (generation %d, now %d), so its pages no longer line up; repeat the call without cursor", cur.Gen, resp.Stats.IndexGeneration)
 	}
 	out.Query = resp.Query // at most engine.EchoBytes of it
 	out.Method = "hybrid retrieval (BM25 + embeddings + symbol, path and mention channels, RRF fusion, ranking), grouped by file"
@@ -351,7 +355,8 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	out.Freshness.Stale = resp.Stats.Stale
 	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, Cached: resp.Stats.Cached, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, DenseQuery: resp.Stats.DenseQuery,
 		QueryTruncated: resp.Stats.QueryTruncated, QueryBytes: resp.Stats.QueryBytes, Degraded: resp.Stats.Degraded,
-		SubQueries: resp.Stats.SubQueries, Steering: resp.Stats.Steering, LLM: resp.Stats.LLM, Rerank: resp.Stats.Rerank}
+		SubQueries: resp.Stats.SubQueries, Steering: resp.Stats.Steering, LLM: resp.Stats.LLM, Rerank: resp.Stats.Rerank,
+		Partial: resp.Stats.Partial, PartialReason: resp.Stats.PartialReason}
 
 	exclude := in.ExcludeGlobs
 	if len(exclude) > 0 {
@@ -389,7 +394,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	}
 	segs := pack.Select(psegs, pack.SelectOptions{MaxFiles: maxFiles, PerFile: perFile})
 	if cur.Offset > len(segs) {
-		return nil, out, fmt.Errorf("cursor is past the end of the results; repeat the call without cursor")
+		return nil, out, badArg("cursor is past the end of the results; repeat the call without cursor")
 	}
 	page := s.paginate(e, hits, segs[cur.Offset:], budget, format, in.ReturnDebug, &out)
 	out.Segments = page
@@ -405,7 +410,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		out.Cursor = cursor{Offset: next, Gen: resp.Stats.IndexGeneration, Key: key}.encode()
 	})}
 	out.Stats.ServerMS = since(start)
-	if resp.Stats.Fresh && resp.Stats.Degraded == "" {
+	if resp.Stats.Fresh && resp.Stats.Degraded == "" && !resp.Stats.Partial {
 		s.pages.Add(pkey, &cachedPage{out: out, content: res.Content})
 	}
 	return res, out, nil

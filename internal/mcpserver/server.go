@@ -234,6 +234,7 @@ func New(opts Options) (*Server, error) {
 		Instructions: serverInstructions,
 		Logger:       s.log,
 	})
+	s.mcp.AddReceivingMiddleware(failures)
 	s.addDefaultTools()
 	if opts.Tools == ToolsAll {
 		s.addAllTools()
@@ -302,8 +303,14 @@ func (s *Server) engine(root string) (*engine.Engine, error) {
 	return e, nil
 }
 
-// errOutsideRoot is a repo_path that leaves the server's root.
-var errOutsideRoot = errors.New("outside the server root")
+// errOutsideRoot is a repo_path that leaves the server's root; it is a
+// discover.ErrOutsideRoot (the error table's outside_root).
+var errOutsideRoot error = outsideRoot{}
+
+type outsideRoot struct{}
+
+func (outsideRoot) Error() string        { return "outside the server root" }
+func (outsideRoot) Is(target error) bool { return target == discover.ErrOutsideRoot }
 
 // resolveRepo turns a tool's repo_path into a repository root: "" is
 // the server root; a relative path is taken from the server root; the
@@ -321,7 +328,7 @@ func (s *Server) resolveRepo(repoPath string) (string, error) {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	} else if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("repo_path %q does not exist", repoPath)
+		return "", engine.Errorf(engine.ErrNotFound, "repo_path %q does not exist", repoPath)
 	} else {
 		return "", fmt.Errorf("repo_path %q: %v", repoPath, err)
 	}
@@ -333,7 +340,7 @@ func (s *Server) resolveRepo(repoPath string) (string, error) {
 		return "", fmt.Errorf("repo_path %q: %v", repoPath, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("repo_path %q is not a directory", repoPath)
+		return "", badArg("repo_path %q is not a directory", repoPath)
 	}
 	return p, nil
 }
@@ -423,15 +430,20 @@ func inScope(scope, p string) bool {
 
 // explain turns an engine error into the message a tool returns: what is
 // wrong and what fixes it. A repository with no index gets a background
-// index run (when AutoIndex is on), and the message says so.
+// index run (when AutoIndex is on), and the message says so. The message
+// is reworded for an agent, but the error keeps err's class (its code in
+// the tool result: [toolFailure]) unless a background run now builds the
+// index, which makes it "indexing".
 func (s *Server) explain(e *engine.Engine, err error) error {
+	indexFix := s.reindexFix(e.Root())
 	switch {
 	case errors.Is(err, engine.ErrNotIndexed) && s.refusal(e.Root()) != nil:
 		return s.refusal(e.Root())
 	case errors.Is(err, engine.ErrNotIndexed) && s.watching(e.Root()):
 		// The watcher's first run is building the index: a second run
 		// would only wait for it.
-		return fmt.Errorf("%v; this server's watcher is building the index now: retry in a moment (index_status shows how far it is)", err)
+		return reword(engine.Errorf(engine.ErrIndexing, "%w", err), fmt.Sprintf("%v; this server's watcher is building the index now: retry in a moment (index_status shows how far it is)", err),
+			"retry in a moment; index_status shows how far the index run is")
 	case errors.Is(err, engine.ErrNotIndexed):
 		if s.opts.AutoIndex {
 			j := s.startIndex(e, false)
@@ -445,21 +457,48 @@ func (s *Server) explain(e *engine.Engine, err error) error {
 			if s.offers("get_indexing_status") {
 				follow = "Call get_indexing_status or index_status to follow it"
 			}
-			return fmt.Errorf("%s is not indexed yet; ctx started indexing it in the background (%s). %s, and retry this call when it is done (typically seconds to a minute). To index by hand: ctx index --repo %s", e.Root(), j.describe(), follow, e.Root())
+			return reword(engine.Errorf(engine.ErrIndexing, "%w", err), fmt.Sprintf("%s is not indexed yet; ctx started indexing it in the background (%s). %s, and retry this call when it is done (typically seconds to a minute). To index by hand: ctx index --repo %s", e.Root(), j.describe(), follow, e.Root()),
+				"retry when the background index run is done (index_status shows how far it is), or "+indexFix)
 		}
-		return fmt.Errorf("%s is not indexed; run `%s`", e.Root(), s.reindexFix(e.Root()))
+		return reword(err, fmt.Sprintf("%s is not indexed; run `%s`", e.Root(), indexFix), indexFix)
 	case errors.Is(err, engine.ErrStale):
-		return fmt.Errorf("the index of %s was built by another ctx build or embedding model and cannot be searched; run `%s` to rebuild it", e.Root(), s.reindexFix(e.Root()))
+		return reword(err, fmt.Sprintf("the index of %s was built by another ctx build or embedding model and cannot be searched; run `%s` to rebuild it", e.Root(), indexFix), indexFix)
 	case errors.Is(err, engine.ErrEmptyIndex):
-		return fmt.Errorf("the index of %s holds no code: nothing under it was indexable; see index_status for what was skipped and why", e.Root())
+		return reword(err, fmt.Sprintf("the index of %s holds no code: nothing under it was indexable; see index_status for what was skipped and why", e.Root()), "index_status (what was skipped and why)")
+	case errors.Is(err, engine.ErrTimeout):
+		return err
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("canceled: %v", err)
+		return fmt.Errorf("canceled: %w", err)
 	case errors.Is(err, engine.ErrCacheDir):
 		// It names the directory and the settings that move it; a
 		// rebuild would fail the same way.
 		return err
 	}
-	return fmt.Errorf("%v; if the index is damaged, rebuild it with `ctx index --rebuild --repo %s`", err, e.Root())
+	if engine.Classify(err).Code != engine.CodeInternal {
+		return err
+	}
+	return fmt.Errorf("%w; if the index is damaged, rebuild it with `ctx index --rebuild --repo %s`", err, e.Root())
+}
+
+// reworded is an error with an agent's message that keeps the class,
+// fix and progress of the error it rewords ([engine.Classify]).
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r *reworded) Error() string { return r.msg }
+func (r *reworded) Unwrap() error { return r.err }
+
+// reword returns err with msg as its text and fix as its fix.
+func reword(err error, msg, fix string) error {
+	return engine.WithFix(&reworded{msg: msg, err: err}, fix)
+}
+
+// badArg is an invalid-argument error (the error table's
+// invalid_argument) with the message format gives.
+func badArg(format string, args ...any) error {
+	return engine.Errorf(engine.ErrInvalidArgument, format, args...)
 }
 
 // offers reports whether the server offers the tool called name (its

@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/engine"
@@ -65,18 +67,18 @@ func checkArgs(in any) error {
 		switch fv.Kind() {
 		case reflect.String:
 			if n := fv.Len(); n > MaxArgBytes && !queryArgs[name] {
-				return fmt.Errorf("argument %s is %d bytes; the limit is %d bytes (4 KiB)", name, n, MaxArgBytes)
+				return badArg("argument %s is %d bytes; the limit is %d bytes (4 KiB)", name, n, MaxArgBytes)
 			}
 		case reflect.Slice:
 			if n := fv.Len(); n > MaxArgEntries {
-				return fmt.Errorf("argument %s has %d entries; the limit is %d entries", name, n, MaxArgEntries)
+				return badArg("argument %s has %d entries; the limit is %d entries", name, n, MaxArgEntries)
 			}
 			if fv.Type().Elem().Kind() != reflect.String {
 				continue
 			}
 			for j := range fv.Len() {
 				if n := fv.Index(j).Len(); n > MaxArgBytes {
-					return fmt.Errorf("argument %s[%d] is %d bytes; the limit is %d bytes (4 KiB) per entry", name, j, n, MaxArgBytes)
+					return badArg("argument %s[%d] is %d bytes; the limit is %d bytes (4 KiB) per entry", name, j, n, MaxArgBytes)
 				}
 			}
 		}
@@ -126,10 +128,15 @@ func readOnly(title string) *mcp.ToolAnnotations {
 
 // addTool registers a typed tool and remembers it for GET /tools, with
 // its output schema inferred here (as the SDK would) so the listing shows
-// it too.
+// it too. The output schema also admits the structured content of an
+// isError result, {"error": {"code", "message", "fix"}} ([allowFailure]).
 //
 // Every call's arguments are held to the limits of [checkArgs] before h
 // runs; one over its limit is an isError result naming it and the limit.
+// Each call runs under the request deadline (limits.request_timeout),
+// but for the tools of [untimedTools]; past it, a call that has nothing
+// to answer fails with the timeout error. An error h returns becomes the
+// isError result [errorResult] makes of it.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.OutputSchema == nil {
 		sch, err := jsonschema.For[Out](nil)
@@ -138,14 +145,134 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 		}
 		t.OutputSchema = sch
 	}
+	sch, ok := t.OutputSchema.(*jsonschema.Schema)
+	if !ok {
+		panic(fmt.Sprintf("mcpserver: output schema of %s is a %T, want a *jsonschema.Schema", t.Name, t.OutputSchema))
+	}
+	t.OutputSchema = allowFailure(sch)
+	timeout := s.opts.Config.RequestTimeout
+	if untimedTools[t.Name] {
+		timeout = 0
+	}
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		if err := checkArgs(in); err != nil {
 			var zero Out
-			return nil, zero, fmt.Errorf("%s: %w", t.Name, err)
+			return nil, zero, &toolError{fmt.Errorf("%s: %w", t.Name, err)}
 		}
-		return h(ctx, req, in)
+		call := ctx
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			call, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		res, out, err := h(call, req, in)
+		if err == nil {
+			return res, out, nil
+		}
+		if _, wire := err.(*jsonrpc.Error); wire {
+			return res, out, err // a protocol fault, as the SDK passes it on
+		}
+		if errors.Is(call.Err(), context.DeadlineExceeded) && ctx.Err() == nil && !errors.Is(err, engine.ErrTimeout) {
+			err = fmt.Errorf("%w: %s did not finish within the request deadline (%s, limits.request_timeout): %v", engine.ErrTimeout, t.Name, timeout, err)
+		}
+		return res, out, &toolError{err}
 	})
 	s.tools = append(s.tools, t)
+}
+
+// untimedTools are the tools the request deadline does not bound, with
+// the reason: context_answer waits for an LLM's answer, which its own
+// timeout (CTX_LLM_TIMEOUT) bounds; its retrieval is bounded by the
+// deadline in the engine.
+var untimedTools = map[string]bool{"context_answer": true}
+
+// toolError marks an error a tool's handler returned, as against one the
+// SDK made of arguments it could not decode or validate.
+type toolError struct{ err error }
+
+func (e *toolError) Error() string { return e.err.Error() }
+func (e *toolError) Unwrap() error { return e.err }
+
+// toolFailure classifies the error of a failed tool call: an error a
+// handler returned by the error table ([engine.Classify]); one the SDK
+// made (arguments that do not decode or fit the input schema) is
+// invalid_argument.
+func toolFailure(err error) engine.Failure {
+	var te *toolError
+	if err != nil && errors.As(err, &te) {
+		return engine.Classify(te.err)
+	}
+	f := engine.Failure{Code: engine.CodeInvalidArgument, Message: "the arguments do not fit the tool's input schema", Fix: "correct the arguments to fit the tool's input schema (tools/list)"}
+	if err != nil {
+		f.Message = err.Error()
+	}
+	return f
+}
+
+// errorResult makes r, an isError tool result, carry its error's failure
+// (the one mapping of errors to tool results): the text content is the
+// message, with the fix when the message does not name it, and the
+// structured content is {"error": {"code", "message", "fix", ...}}, the
+// object `ctx --json` prints for the same error.
+func errorResult(r *mcp.CallToolResult, err error) {
+	f := toolFailure(err)
+	text := f.Message
+	if f.Fix != "" && !strings.Contains(text, f.Fix) {
+		text += "\nfix: " + f.Fix
+	}
+	r.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	r.StructuredContent = failureContent{Error: f}
+}
+
+// failureContent is the structured content of an isError tool result.
+type failureContent struct {
+	Error engine.Failure `json:"error"`
+}
+
+// failures is the receiving middleware that gives every isError tool
+// result, the SDK's own included, its code ([errorResult]).
+func failures(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
+			errorResult(r, r.GetError())
+		}
+		return res, err
+	}
+}
+
+// failureSchema is the schema of [engine.Failure].
+var failureSchema = sync.OnceValue(func() *jsonschema.Schema {
+	sch, err := jsonschema.For[engine.Failure](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of engine.Failure: %v", err))
+	}
+	return sch
+})
+
+// allowFailure returns a tool's output schema widened to admit the
+// structured content of its isError results ({"error": Failure}), which
+// clients (the TypeScript SDK's among them) validate against it too: an
+// optional "error" property, and the required properties required only
+// when there is no "error". A property already named "error" may be
+// either.
+func allowFailure(sch *jsonschema.Schema) *jsonschema.Schema {
+	if sch.Type != "object" || len(sch.AnyOf) > 0 {
+		panic(fmt.Sprintf("mcpserver: output schema of type %q with anyOf %v: want a plain object", sch.Type, sch.AnyOf))
+	}
+	if sch.Properties == nil {
+		sch.Properties = map[string]*jsonschema.Schema{}
+	}
+	if p, ok := sch.Properties["error"]; ok {
+		sch.Properties["error"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{p, failureSchema()}}
+	} else {
+		sch.Properties["error"] = failureSchema()
+	}
+	if req := sch.Required; len(req) > 0 {
+		sch.Required = nil
+		sch.AnyOf = []*jsonschema.Schema{{Required: req}, {Required: []string{"error"}}}
+	}
+	return sch
 }
 
 // validGlob reports whether a doublestar pattern parses.
@@ -203,7 +330,7 @@ Example: {"symbol": "Server.Shutdown", "hint_path": "net/http/server.go"}`,
 		defs = slices.DeleteFunc(defs, func(d engine.Definition) bool { return !inScope(scope, d.Path) })
 		defs = defs[:min(n, len(defs))]
 		if len(defs) == 0 {
-			return nil, out, fmt.Errorf("no definition of %q in the index of %s (searched defined names of functions, types, classes, constants and variables); check the spelling, try the bare name, or use codebase_retrieval", in.Symbol, e.Root())
+			return nil, out, engine.Errorf(engine.ErrNotFound, "no definition of %q in the index of %s (searched defined names of functions, types, classes, constants and variables); check the spelling, try the bare name, or use codebase_retrieval", in.Symbol, e.Root())
 		}
 		out.Definitions = defs
 		out.ServerMS = since(start)
@@ -441,7 +568,7 @@ func (s *Server) symbolGraph(ctx context.Context, in SymbolGraphInput) (*mcp.Cal
 		out.ServerMS = since(start)
 		return textResult(b.String()), out, nil
 	}
-	return nil, out, fmt.Errorf("query_type %q: want callers, callees, definition, importers, supertypes or subtypes", in.QueryType)
+	return nil, out, badArg("query_type %q: want callers, callees, definition, importers, supertypes or subtypes", in.QueryType)
 }
 
 // graphImporters answers importers from the stored import graph (Go,
@@ -489,7 +616,7 @@ func (s *Server) definitionsFor(ctx context.Context, symbol, repoPath string, n 
 		return nil, nil, s.explain(e, err)
 	}
 	if len(defs) == 0 {
-		return nil, nil, fmt.Errorf("no definition of %q in the index of %s; check the spelling or use codebase_retrieval", symbol, e.Root())
+		return nil, nil, engine.Errorf(engine.ErrNotFound, "no definition of %q in the index of %s; check the spelling or use codebase_retrieval", symbol, e.Root())
 	}
 	return textResult(renderDefinitions(DefinitionOutput{Symbol: symbol, Definitions: defs, Method: engine.LookupMethod})), defs, nil
 }

@@ -180,11 +180,11 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	start := time.Now()
 	out := SearchOutput{Scope: scope}
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, out, fmt.Errorf("query is empty")
+		return nil, out, badArg("query is empty")
 	}
 	for _, g := range in.PathGlobs {
 		if !validGlob(g) {
-			return nil, out, fmt.Errorf("bad glob %q", g)
+			return nil, out, badArg("bad glob %q", g)
 		}
 	}
 	limit := in.Limit
@@ -194,7 +194,7 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	var resp *engine.FindResponse
 	if in.Workspace != "" {
 		if in.RepoPath != "" {
-			return nil, out, fmt.Errorf("workspace searches every member: leave repo_path out")
+			return nil, out, badArg("workspace searches every member: leave repo_path out")
 		}
 		members, err := s.workspaceMembers(in.Workspace)
 		if err != nil {
@@ -342,14 +342,14 @@ func (s *Server) semanticSearch(ctx context.Context, _ *mcp.CallToolRequest, in 
 	start := time.Now()
 	out := SemanticOutput{Results: []SemanticHit{}}
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, out, fmt.Errorf("query is empty")
+		return nil, out, badArg("query is empty")
 	}
 	e, scope, err := s.repoScope(in.RepoPath)
 	if err != nil {
 		return nil, out, err
 	}
 	if !e.Semantic() {
-		return nil, out, fmt.Errorf("semantic search needs an embedding model, but this server runs lexical-only (CTX_EMBED_PROVIDER=none); unset it to use the built-in model, then run `ctx index`")
+		return nil, out, engine.Errorf(engine.ErrNotConfigured, "semantic search needs an embedding model, but this server runs lexical-only (CTX_EMBED_PROVIDER=none); unset it to use the built-in model, then run `ctx index`")
 	}
 	k := in.TopK
 	if k <= 0 {
@@ -482,13 +482,13 @@ func (s *Server) changeHistory(ctx context.Context, _ *mcp.CallToolRequest, in H
 		return nil, out, err
 	}
 	if in.Path == "" {
-		return nil, out, fmt.Errorf("path is empty")
+		return nil, out, badArg("path is empty")
 	}
 	p := filepath.Join(root, filepath.FromSlash(in.Path))
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	} else if errors.Is(err, os.ErrNotExist) {
-		return nil, out, fmt.Errorf("path %q does not exist in %s", in.Path, root)
+		return nil, out, engine.Errorf(engine.ErrNotFound, "path %q does not exist in %s", in.Path, root)
 	}
 	if !within(root, p) {
 		return nil, out, fmt.Errorf("path %q is %w %s", in.Path, errOutsideRoot, root)

@@ -212,7 +212,8 @@ func (s *Server) retrieveWorkspace(ctx context.Context, in RetrievalInput, mp mo
 		}
 	}
 	out.Freshness = Freshness{Fresh: resp.Stats.Fresh, Stale: resp.Stats.Stale}
-	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, Degraded: resp.Stats.Degraded}
+	out.Stats = RetrievalStats{SearchMS: resp.Stats.SearchMS, QueryKind: resp.Stats.QueryKind, Files: resp.Stats.FilesConsidered, Degraded: resp.Stats.Degraded,
+		Partial: resp.Stats.Partial, PartialReason: resp.Stats.PartialReason}
 	hits := make([]engine.Hit, 0, len(resp.Results))
 	for _, h := range resp.Results {
 		if !excluded(in.ExcludeGlobs, h.Path) {

@@ -6,6 +6,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -108,7 +110,16 @@ type Stats struct {
 	// the results then come from the other channels alone. Nil when the
 	// channel ran or was not asked for.
 	DenseErr error
+	// Unfinished names the recall channels left out because they had not
+	// finished by [Searcher].Deadline, in [ChannelNames] order ("title"
+	// for a long query's title search); nil when every channel finished.
+	Unfinished []string
 }
+
+// ErrDeadline is returned by [Searcher.Search] when [Searcher].Deadline
+// passed before any recall channel that found something finished: there
+// is nothing to rank.
+var ErrDeadline = errors.New("no recall channel finished before the deadline")
 
 // Searcher runs searches against one index.
 type Searcher struct {
@@ -128,6 +139,17 @@ type Searcher struct {
 	// use the CPU; a remote source whose channels wait on the network
 	// sets more.
 	Concurrency int
+	// Deadline, when set, is when recall stops waiting: a channel still
+	// running then is left out (its SQLite query is interrupted, its
+	// request canceled), the results come from the channels that
+	// finished, and [Stats].Unfinished names the others; when those found
+	// nothing, Search fails with [ErrDeadline]. The search's own context
+	// does not carry it, so reading the found rows and ranking them still
+	// run after it. Zero means none.
+	Deadline time.Time
+	// cutNow, when closed, cuts recall as the deadline would (tests: the
+	// test, not a clock, says when the deadline comes); nil in use.
+	cutNow <-chan struct{}
 }
 
 // Channel limits: how many chunks each channel recalls before fusion
@@ -163,23 +185,41 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 	depth := max(limit, titleDepth)
 	var (
-		whole, byTitle []Result
-		st, tst        Stats
+		whole, byTitle     []Result
+		st, tst            Stats
+		wholeCut, titleCut bool // no channel of that search finished by the deadline
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		whole, st, err = s.search(gctx, req, q, depth, start)
+		if errors.Is(err, ErrDeadline) {
+			wholeCut, err = true, nil
+		}
 		return err
 	})
 	g.Go(func() (err error) {
 		treq := req
 		treq.Query = q.Title.Raw
 		byTitle, tst, err = s.search(gctx, treq, q.Title, depth, start)
+		if errors.Is(err, ErrDeadline) {
+			titleCut, err = true, nil
+		}
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, st, err
 	}
+	if wholeCut && titleCut {
+		return nil, st, ErrDeadline
+	}
+	if wholeCut {
+		// The title's search answers alone; its stats describe it.
+		st.Candidates, st.FilesConsidered, st.DenseQuery = tst.Candidates, tst.FilesConsidered, tst.DenseQuery
+	}
+	if titleCut {
+		tst.Unfinished = append(tst.Unfinished, "title")
+	}
+	st.Unfinished = unionChannels(st.Unfinished, tst.Unfinished)
 	if st.DenseErr == nil {
 		st.DenseErr = tst.DenseErr
 	}
@@ -235,6 +275,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 
 	quals := queryQualifiers(q)
 	rc, err := s.recall(ctx, q, quals, req, terms, n, allowed)
+	st.Unfinished = rc.unfinished
 	if err != nil {
 		return nil, st, err
 	}
@@ -421,13 +462,29 @@ type recalled struct {
 	// denseErr is why embedding the query failed; the dense channel is
 	// then left out.
 	denseErr error
+	// unfinished names the channels cut by the deadline (Stats.Unfinished).
+	unfinished []string
+}
+
+// unionChannels returns the channel names in a or b, in [ChannelNames]
+// order; nil when neither holds any.
+func unionChannels(a, b []string) []string {
+	var out []string
+	for _, c := range ChannelNames {
+		if slices.Contains(a, c) || slices.Contains(b, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // recall runs the recall channels. They are independent SQLite queries
 // (and the dense scan), so they run concurrently on the read pool,
 // GOMAXPROCS (at least two) at a time, the costliest (BM25) first; the
 // lists are then put in a fixed order, so fusion sees the same input as a
-// sequential run.
+// sequential run. With [Searcher].Deadline, a channel still running then
+// is cut (recalled.unfinished) and its list left out; when the channels
+// that finished found nothing, the error is [ErrDeadline].
 func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
 	w := channelWeights(q.Kind)
 	var (
@@ -440,11 +497,46 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		qvec                                     []float32
 		denseErr                                 error
 	)
-	g, gctx := errgroup.WithContext(ctx)
+	rctx := ctx
+	if !s.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadline(ctx, s.Deadline)
+		defer cancel()
+		if s.cutNow != nil {
+			// Ends with recall at the latest (the deferred cancel).
+			go func() {
+				select {
+				case <-s.cutNow:
+					cancel()
+				case <-rctx.Done():
+				}
+			}()
+		}
+	}
+	g, gctx := errgroup.WithContext(rctx)
 	g.SetLimit(cmp.Or(s.Concurrency, max(2, runtime.GOMAXPROCS(0))))
+	var (
+		cutMu sync.Mutex
+		cut   = map[string]bool{} // guarded by cutMu
+	)
+	// run starts channel name. One that fails once the deadline has
+	// passed (its query interrupted, its request canceled) is cut: its
+	// error is not the search's, and its list is left out below.
+	run := func(name string, f func() error) {
+		g.Go(func() error {
+			err := f()
+			if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+				cutMu.Lock()
+				cut[name] = true
+				cutMu.Unlock()
+				return nil
+			}
+			return err
+		})
+	}
 
 	// BM25 over all columns (the bm25-file channel reuses its hits).
-	g.Go(func() (err error) {
+	run("bm25", func() (err error) {
 		bm25Hits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(terms, maxBM25Terms(q.Kind), n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
 		return err
 	})
@@ -453,7 +545,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	pathTerms := pickTerms(terms, 16, n)
 	usePath := len(pathTerms) > 0 && req.Uses("path")
 	if usePath {
-		g.Go(func() (err error) {
+		run("path", func() (err error) {
 			pathHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pathTerms), Weights: bm25Weights, Columns: 1 << store.ColPath, Limit: pathLimit, FileIDs: allowed})
 			return err
 		})
@@ -474,7 +566,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		}
 	}
 	if len(code) > 0 {
-		g.Go(func() (err error) {
+		run("code", func() (err error) {
 			codeHits, err = s.DB.SearchBM25(gctx, store.BM25Query{Terms: termTexts(pickTerms(code, 24, n)), Weights: bm25Weights, Limit: bm25Limit, FileIDs: allowed})
 			return err
 		})
@@ -488,14 +580,14 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	}
 	if len(phrase.Groups) > 0 {
 		phrase.Weights, phrase.Limit, phrase.FileIDs = bm25Weights, bm25Limit, allowed
-		g.Go(func() (err error) {
+		run("phrase", func() (err error) {
 			phraseHits, err = s.DB.SearchBM25(gctx, phrase)
 			return err
 		})
 	}
 
 	// Symbol channel: chunks that define a name the query mentions.
-	g.Go(func() (err error) {
+	run("symbol", func() (err error) {
 		symIDs, symScores, err = s.symbolChannel(gctx, q, quals)
 		return err
 	})
@@ -504,7 +596,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	// represented by the chunk holding the frame's line.
 	useMention := (len(q.Paths) > 0 || len(q.Frames) > 0) && req.Uses("mention")
 	if useMention {
-		g.Go(func() (err error) {
+		run("mention", func() (err error) {
 			mention, err = s.mentionChannel(gctx, q, w.mention)
 			return err
 		})
@@ -514,7 +606,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	var denseText string
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
 		denseText = denseQuery(req.Query, terms, n)
-		g.Go(func() error {
+		run("dense", func() error {
 			ectx := gctx
 			if s.EmbedTimeout > 0 {
 				var cancel context.CancelFunc
@@ -547,36 +639,67 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	}
 
 	var r recalled
+	for _, c := range ChannelNames {
+		if cut[c] {
+			r.unfinished = append(r.unfinished, c)
+		}
+	}
+	if cut["bm25"] {
+		bm25Hits = nil
+	}
+	if cut["dense"] {
+		qvec = nil
+	}
 	r.bm25, r.qvec, r.denseText, r.denseErr = bm25Hits, qvec, denseText, denseErr
-	if req.Uses("bm25") {
+	if req.Uses("bm25") && !cut["bm25"] {
 		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
 	}
-	if len(code) > 0 {
+	if len(code) > 0 && !cut["code"] {
 		r.lists = append(r.lists, ranked("code", w.code, codeHits))
 	}
-	if len(phrase.Groups) > 0 {
+	if len(phrase.Groups) > 0 && !cut["phrase"] {
 		r.lists = append(r.lists, ranked("phrase", w.phrase, phraseHits))
 	}
-	if len(symIDs) > 0 && req.Uses("symbol") {
+	if len(symIDs) > 0 && req.Uses("symbol") && !cut["symbol"] {
 		r.lists = append(r.lists, Ranked{Channel: "symbol", Weight: w.symbol, IDs: symIDs, Scores: symScores})
 	}
 	// File channels rank files, not chunks: every candidate chunk of the
 	// k-th file gets weight/(RRFK+k), and one representative chunk of each
 	// listed file joins the candidates.
-	if usePath {
+	if usePath && !cut["path"] {
 		fl := fileList{channel: "path", weight: tune.PathWeight * w.path}
 		for _, h := range pathHits {
 			fl.reps = append(fl.reps, h.ChunkID)
 		}
 		r.fileLists = append(r.fileLists, fl)
 	}
-	if useMention {
+	if useMention && !cut["mention"] {
 		r.fileLists = append(r.fileLists, mention)
 	}
 	if qvec != nil {
 		r.lists = append(r.lists, Ranked{Channel: "dense", Weight: w.dense, IDs: denseIDs, Scores: denseScores})
 	}
+	if len(cut) > 0 && r.empty(req) {
+		// The channels that finished found nothing: an empty answer
+		// would read as "nothing matches".
+		return r, ErrDeadline
+	}
 	return r, nil
+}
+
+// empty reports whether no channel of req recalled a candidate.
+func (r *recalled) empty(req Request) bool {
+	for _, l := range r.lists {
+		if len(l.IDs) > 0 {
+			return false
+		}
+	}
+	for _, fl := range r.fileLists {
+		if len(fl.reps) > 0 {
+			return false
+		}
+	}
+	return len(r.bm25) == 0 || !req.Uses("bm25-file")
 }
 
 // denseRerank adds weight/(RRFK+r) to each candidate, r being its 1-based

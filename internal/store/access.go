@@ -37,10 +37,33 @@ func markAccess(err error) error {
 // when SQLite could not open or write the file.
 func sqlErr(op string, err error) error {
 	e := fmt.Errorf("%s: %v", op, err)
-	if isAccess(err) {
+	switch {
+	case isAccess(err):
 		return accessError{e}
+	case isCorrupt(err):
+		return corruptError{e}
 	}
 	return e
+}
+
+// corruptError marks an error as [ErrCorrupt] without changing its text.
+type corruptError struct{ error }
+
+func (e corruptError) Unwrap() error        { return e.error }
+func (e corruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// isCorrupt reports whether SQLite found the database damaged or not a
+// database at all.
+func isCorrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
 }
 
 func isAccess(err error) bool {

@@ -37,7 +37,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -215,7 +214,7 @@ func decodeEntries(data []byte, f func(p *posting, at int)) error {
 	return nil
 }
 
-var errCorruptPostings = errors.New("corrupt postings row; run `ctx index --rebuild`")
+var errCorruptPostings = fmt.Errorf("%w: corrupt postings row; run `ctx index --rebuild`", ErrCorrupt)
 
 // writeSegment stores a built segment in tx (a no-op when it is empty).
 func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {

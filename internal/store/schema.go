@@ -203,7 +203,7 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	case v > SchemaVersion:
 		return fmt.Errorf("%w: schema %d, this build reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
 	case v < SchemaVersion:
-		return fmt.Errorf("index schema %d is older than %d: run `ctx index` to migrate", v, SchemaVersion)
+		return fmt.Errorf("%w: index schema %d is older than %d: run `ctx index` to migrate", ErrSchemaOld, v, SchemaVersion)
 	}
 	return nil
 }

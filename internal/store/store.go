@@ -56,6 +56,15 @@ var ErrReadOnly = errors.New("index opened read-only")
 // ErrSchemaTooNew is returned when the database was written by a newer ctx.
 var ErrSchemaTooNew = errors.New("index written by a newer ctx")
 
+// ErrSchemaOld is returned by a read-only [Open] of a database of an older
+// schema, which only a writer (an index run) migrates.
+var ErrSchemaOld = errors.New("index schema is older than this build's")
+
+// ErrCorrupt is wrapped by errors that say the database's content is
+// damaged: a postings row that does not decode, or SQLite's own
+// SQLITE_CORRUPT and SQLITE_NOTADB. Rebuilding the index fixes it.
+var ErrCorrupt = errors.New("index database is damaged")
+
 // Options configures [Open]; nil means defaults.
 type Options struct {
 	// MustExist makes Open fail with [ErrNotIndexed] instead of creating
