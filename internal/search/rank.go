@@ -246,7 +246,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		symsFold[strings.ToLower(l)] = true
 	}
 	if q.Kind == analyze.QuerySymbol {
-		l := lastSegment(strings.TrimSpace(q.Raw))
+		l := lastSegment(q.Name)
 		syms[l] = true
 		symsFold[strings.ToLower(l)] = true
 	}
@@ -320,7 +320,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		if n := perFile[c.Path]; n > 1 {
 			mult *= 1 + tune.Coherence*math.Log(float64(n))
 		}
-		if c.EndLine-c.StartLine < tinyLines && !(q.Kind == analyze.QuerySymbol && syms[name]) {
+		// A definition of a name the query writes is never tiny: a
+		// one-line function the query names must not lose to a longer
+		// chunk that only mentions it.
+		if c.EndLine-c.StartLine < tinyLines && !(syms[name] && (q.Kind == analyze.QuerySymbol || isDefinitionKind(c.Kind))) {
 			mult *= tune.TinyPenalty
 			c.Boosts = append(c.Boosts, "tiny")
 		}

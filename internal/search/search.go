@@ -965,7 +965,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 		add(lastSegment(sym))
 	}
 	if q.Kind == analyze.QuerySymbol {
-		analyze.Words(q.Raw, func(w string, _ int) {
+		analyze.Words(q.Name, func(w string, _ int) {
 			if len(w) >= 3 {
 				add(w)
 			}
