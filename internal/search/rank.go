@@ -275,11 +275,13 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 				b := tune.DefBoost
 				switch {
 				case held:
+					c.Defines = true
 					c.Boosts = append(c.Boosts, "definition (qualified)")
 				case len(qs) > 0:
 					b *= tune.QualMiss
 					c.Boosts = append(c.Boosts, "definition (other owner)")
 				default:
+					c.Defines = true
 					c.Boosts = append(c.Boosts, "definition")
 				}
 				add += b * top
