@@ -156,6 +156,9 @@ type FindStats struct {
 	// Members is each workspace member's part of a workspace answer
 	// ([FindAcross]); absent for a single repository.
 	Members []MemberStats `json:"members,omitempty"`
+	// Basis is the evidence the answer's confidence was graded on; front
+	// ends show it with --explain only.
+	Basis *ConfidenceBasis `json:"confidence_basis,omitempty"`
 }
 
 // Notes returns a line for each way the search differed from what was
@@ -230,9 +233,12 @@ func cutUTF8(s string, n int) string {
 
 // FindResponse is the whole result JSON object.
 type FindResponse struct {
-	Query   string    `json:"query"`
-	Results []Hit     `json:"results"`
-	Stats   FindStats `json:"stats"`
+	Query   string `json:"query"`
+	Results []Hit  `json:"results"`
+	// Confidence grades how likely the results are to hold what was
+	// asked (see [Confidence]); Stats.Basis says why.
+	Confidence Confidence `json:"confidence"`
+	Stats      FindStats  `json:"stats"`
 	// Pack describes the token-budget pack when the results are one
 	// (ctx find --budget).
 	Pack *PackStats `json:"pack,omitempty"`
@@ -395,6 +401,11 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, gen, req.Query, query); err != nil {
 		return nil, err
 	}
+	var null *denseNull
+	if st.DenseTop != 0 {
+		null = e.viewNull(ctx, v, s.Vectors)
+	}
+	resp.Confidence, resp.Stats.Basis = gradeConfidence(res, st, null)
 	if v.head.running {
 		resp.Stats.Fresh = false
 		resp.Stats.IndexState = "interrupted"

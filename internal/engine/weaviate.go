@@ -143,6 +143,9 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, src.Info.Generation, req.Query, query); err != nil {
 		return nil, err
 	}
+	// The tenant's off-topic level is not measured: 32 more requests a
+	// query. Its answers are graded on words and exact evidence.
+	resp.Confidence, resp.Stats.Basis = gradeConfidence(res, st, nil)
 	if d := src.Degraded(); d != "" {
 		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, d)
 	}
