@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,6 +56,15 @@ type Deps struct {
 	backend string
 	// watchDebounce is ctx watch's --debounce (0: the configured one).
 	watchDebounce time.Duration
+	// flags are other commands' flags that set a setting (ctx serve's
+	// --http, …), added before the configuration is first resolved.
+	flags []config.Flag
+	// mu guards loaded and loadedRoot: commands resolve the
+	// configuration from several goroutines (ctx workspace show).
+	mu sync.Mutex
+	// loaded is the configuration resolved for loadedRoot.
+	loaded     *config.Config
+	loadedRoot string
 }
 
 // flagError marks a usage problem (exit 2, usage printed).
@@ -133,41 +143,54 @@ No services, no API keys, no downloads.`,
 	pf.StringVar(&deps.backend, "backend", "", "where the index is kept and searched: local (default) or weaviate ($CTX_BACKEND; the server is $CTX_WEAVIATE_URL)")
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
 		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
-		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps))
+		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps), newConfigCmd(deps), newAuthCmd(deps))
 	return cmd
 }
 
-// config resolves the configuration: flags over CTX_* variables over
-// defaults.
+// config resolves the configuration of the command's repository: flags
+// over CTX_* variables over the project file over the user file over
+// defaults (see internal/config). It is resolved once per root, so its
+// warnings are written once.
 func (d *Deps) config() (config.Config, error) {
-	cfg, err := config.Load()
+	root, err := d.root()
+	if err != nil {
+		return config.Config{}, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.loaded != nil && d.loadedRoot == root {
+		return *d.loaded, nil
+	}
+	cfg, err := config.Load(root, &config.Options{Flags: d.settingFlags(), Warn: d.IO.ErrOut})
 	if err != nil {
 		return cfg, flagError{err}
 	}
-	if d.cacheDir != "" {
-		cfg.CacheDir = d.cacheDir
-	}
-	if d.force {
-		cfg.Force = true
-	}
-	if d.verbose {
-		cfg.LogLevel = "debug"
-	}
-	if d.watchDebounce > 0 {
-		cfg.WatchDebounce = d.watchDebounce
-	}
-	if d.backend != "" {
-		if err := config.CheckBackend(d.backend); err != nil {
-			return cfg, flagError{fmt.Errorf("--backend: %w", err)}
-		}
-		cfg.Backend.Name = d.backend
-	}
-	if v := os.Getenv(search.TuneEnv); v != "" {
-		if err := search.SetTuning(v); err != nil {
+	cfg.Force = d.force
+	if cfg.RankTune != "" {
+		if err := search.SetTuning(cfg.RankTune); err != nil {
 			return cfg, flagError{err}
 		}
 	}
+	d.loaded, d.loadedRoot = &cfg, root
 	return cfg, nil
+}
+
+// settingFlags are the flags given that set a setting, for config.Load.
+func (d *Deps) settingFlags() []config.Flag {
+	var fs []config.Flag
+	if d.cacheDir != "" {
+		fs = append(fs, config.Flag{Key: "cache_dir", Name: "--cache-dir", Value: d.cacheDir})
+	}
+	if d.verbose {
+		fs = append(fs, config.Flag{Key: "log_level", Name: "--verbose", Value: "debug"})
+	}
+	if d.watchDebounce > 0 {
+		fs = append(fs, config.Flag{Key: "watch.debounce", Name: "--debounce", Value: d.watchDebounce.String()})
+	}
+	if d.backend != "" {
+		fs = append(fs, config.Flag{Key: "backend.name", Name: "--backend", Value: d.backend})
+	}
+	return append(fs, d.flags...)
 }
 
 // engine opens the engine for --repo, else the enclosing git work tree,

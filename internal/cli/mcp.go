@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/mcpserver"
 )
 
@@ -53,6 +54,9 @@ When stdin closes, the calls already read are answered before ctx exits.`,
   ctx mcp --repo ~/src/project --tools all`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.resolve(cmd); err != nil {
+				return err
+			}
 			return runMCP(cmd.Context(), opts)
 		},
 	}
@@ -72,7 +76,8 @@ func newServeCmd(deps *Deps) *cobra.Command {
   /readyz   200 when the index can answer, else 503 with the fix
   /tools    the offered tools as JSON
 
-It binds to loopback by default. --token (or $CTX_MCP_TOKEN) requires
+It binds to loopback by default (server.http). --token (or $CTX_MCP_TOKEN, or the token
+"ctx auth set mcp" stored) requires
 "Authorization: Bearer <token>" on every path but /healthz, and is required to bind any
 other address; a token that is blank or has whitespace around it is refused. Without a token,
 every path answers only requests whose Host header is localhost, 127.0.0.1 or [::1] (DNS
@@ -87,12 +92,8 @@ larger than 4 MiB, gets a JSON-RPC error (-32700 or -32600).`,
   CTX_MCP_TOKEN=secret ctx serve --http 0.0.0.0:8765 --tools all`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.token == "" {
-				cfg, err := deps.config()
-				if err != nil {
-					return err
-				}
-				opts.token = cfg.MCPToken
+			if err := opts.resolve(cmd); err != nil {
+				return err
 			}
 			if err := mcpserver.CheckBind(opts.addr, opts.token); err != nil {
 				return flagError{err}
@@ -104,17 +105,43 @@ larger than 4 MiB, gets a JSON-RPC error (-32700 or -32600).`,
 		},
 	}
 	addServerFlags(cmd, opts)
-	cmd.Flags().StringVar(&opts.addr, "http", "127.0.0.1:8765", "address to listen on")
-	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default $CTX_MCP_TOKEN)")
+	cmd.Flags().StringVar(&opts.addr, "http", "", "address to listen on (default: server.http, 127.0.0.1:8765)")
+	cmd.Flags().StringVar(&opts.token, "token", "", "bearer token clients must send (default: $CTX_MCP_TOKEN, else the key `ctx auth set mcp` stored)")
 	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "close a streamable HTTP session after this long without a request (0: never)")
 	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most streamable HTTP sessions open at once (0: no cap)")
 	return cmd
 }
 
 func addServerFlags(cmd *cobra.Command, opts *mcpOptions) {
-	cmd.Flags().StringVar(&opts.tools, "tools", "default", "tool set: default or all")
+	cmd.Flags().StringVar(&opts.tools, "tools", "", "tool set: default or all (default: server.tools, default)")
 	cmd.Flags().BoolVar(&opts.noAutoIndex, "no-auto-index", false, "do not start indexing an unindexed repository on the first call")
-	cmd.Flags().BoolVar(&opts.noWatch, "no-watch", false, "do not watch the repository: answers then check file times, and changes wait for ctx index")
+	cmd.Flags().BoolVar(&opts.noWatch, "no-watch", false, "do not watch the repository (default: server.watch, true): answers then check file times, and changes wait for ctx index")
+}
+
+// resolve fills the options that settings give defaults to (server.http,
+// server.tools, server.watch, server.token) from the flags given, else
+// the configuration.
+func (o *mcpOptions) resolve(cmd *cobra.Command) error {
+	d := o.deps
+	f := cmd.Flags()
+	if f.Changed("http") {
+		d.flags = append(d.flags, config.Flag{Key: "server.http", Name: "--http", Value: o.addr})
+	}
+	if f.Changed("tools") {
+		d.flags = append(d.flags, config.Flag{Key: "server.tools", Name: "--tools", Value: o.tools})
+	}
+	if o.noWatch {
+		d.flags = append(d.flags, config.Flag{Key: "server.watch", Name: "--no-watch", Value: "false"})
+	}
+	if o.token != "" {
+		d.flags = append(d.flags, config.Flag{Key: "server.token", Name: "--token", Value: o.token})
+	}
+	cfg, err := d.config()
+	if err != nil {
+		return err
+	}
+	o.addr, o.tools, o.noWatch, o.token = cfg.Server.HTTP, cfg.Server.Tools, !cfg.Server.Watch, cfg.MCPToken
+	return nil
 }
 
 // newServer builds the MCP server for the command's repository.
@@ -123,9 +150,6 @@ func (o *mcpOptions) newServer() (*mcpserver.Server, error) {
 	cfg, err := d.config()
 	if err != nil {
 		return nil, err
-	}
-	if o.tools != string(mcpserver.ToolsDefault) && o.tools != string(mcpserver.ToolsAll) {
-		return nil, flagError{fmt.Errorf("--tools %q: want default or all", o.tools)}
 	}
 	root, err := d.root()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"cmpjson": cmpJSON,
 			"sleep":   sleep,
+			"mode":    fileMode,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CTX_CACHE_DIR", env.WorkDir+"/.cache")
@@ -83,6 +85,19 @@ func sleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// fileMode checks a file's permission bits: "mode FILE 0600".
+func fileMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mode FILE PERM")
+	}
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	got := fmt.Sprintf("%04o", fi.Mode().Perm())
+	if (got == args[1]) == neg {
+		ts.Fatalf("%s has mode %s, want %s%s", args[0], got, map[bool]string{true: "not "}[neg], args[1])
+	}
 }
 
 func zeroTimings(v any) {

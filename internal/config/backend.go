@@ -2,8 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 )
 
@@ -28,29 +26,6 @@ type Backend struct {
 
 // Backends lists the valid Backend.Name values.
 var Backends = []string{"local", "weaviate"}
-
-// loadBackend reads the backend settings.
-func loadBackend(c *Config) error {
-	c.Backend.Name = "local"
-	if v := os.Getenv("CTX_BACKEND"); v != "" {
-		c.Backend.Name = strings.ToLower(v)
-	}
-	if err := CheckBackend(c.Backend.Name); err != nil {
-		return fmt.Errorf("CTX_BACKEND: %w", err)
-	}
-	c.Backend.Weaviate = Weaviate()
-	c.Backend.Tenant = os.Getenv("CTX_WEAVIATE_TENANT")
-	c.Backend.Prefix = os.Getenv("CTX_WEAVIATE_PREFIX")
-	c.Backend.Replicas = 1
-	if v := os.Getenv("CTX_WEAVIATE_REPLICAS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("CTX_WEAVIATE_REPLICAS=%q: want a positive number", v)
-		}
-		c.Backend.Replicas = n
-	}
-	return nil
-}
 
 // CheckBackend returns an error unless name is a valid backend name.
 func CheckBackend(name string) error {

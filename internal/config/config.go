@@ -1,19 +1,23 @@
 // Package config resolves ctx's settings. Precedence is flags, then CTX_*
-// environment variables, then defaults; this is the only package that reads
-// the environment.
+// environment variables, then the project file (<root>/.ctx/config.toml),
+// then the user file ($XDG_CONFIG_HOME/ctx/config.toml), then defaults.
+// Every setting is declared once, in the table [Settings], which drives
+// loading, validation, `ctx config` and the settings table in README.
+// This is the only package that reads the environment.
 package config
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 )
 
+//go:generate go run ../../scripts/config-docs -readme ../../README.md
+
 // Config holds every setting. The zero value is not useful; use [Default]
-// or [Load].
+// or [Load]. Each field a setting sets is declared, with its key, variable
+// and default, in [Settings]; the comments name the variable.
 type Config struct {
 	// CacheDir holds one index database per indexed root. Default:
 	// os.UserCacheDir()/ctx (so XDG_CACHE_HOME moves it); CTX_CACHE_DIR or
@@ -59,8 +63,24 @@ type Config struct {
 	// ("0s": never wait).
 	FreshWait time.Duration
 	// CodexHome is where the Codex CLI keeps its user configuration
-	// (CODEX_HOME, Codex's own variable); empty means ~/.codex.
+	// (CODEX_HOME, Codex's own variable, read from the environment only);
+	// empty means ~/.codex.
 	CodexHome string
+	// RankTune overrides ranking constants for one run, for tuning
+	// experiments (CTX_RANK_TUNE, "Name=value,…", environment only; see
+	// search.SetTuning). Empty means none.
+	RankTune string
+	// RequestTimeout is the per-request deadline: past it an answer
+	// returns what was found so far, marked partial. Default
+	// [DefaultRequestTimeout] (10s); CTX_REQUEST_TIMEOUT overrides it.
+	RequestTimeout time.Duration
+	// NonRepoMaxFiles is the most files a root that is not inside a git
+	// work tree, and has no index, may hold to be indexed without
+	// --force. Default [DefaultNonRepoMaxFiles] (20000);
+	// CTX_NON_REPO_MAX_FILES overrides it.
+	NonRepoMaxFiles int
+	// Server holds the defaults of ctx mcp and ctx serve.
+	Server Server
 	// LLM configures the optional language model (query decomposition,
 	// result summaries, ctx answer). Off unless LLM.Provider is set.
 	LLM LLM
@@ -73,6 +93,20 @@ type Config struct {
 	// Backend is where the index is kept and searched (local SQLite, or
 	// Weaviate for teams).
 	Backend Backend
+}
+
+// Server holds the MCP server's defaults, which the commands' flags
+// override.
+type Server struct {
+	// HTTP is the address ctx serve listens on (CTX_SERVER_HTTP,
+	// --http). Default [DefaultHTTPAddr].
+	HTTP string
+	// Tools is the tool set, "default" or "all" (CTX_SERVER_TOOLS,
+	// --tools). Default "default".
+	Tools string
+	// Watch keeps the index fresh while the server runs
+	// (CTX_SERVER_WATCH; --no-watch sets it false). Default true.
+	Watch bool
 }
 
 // LLM selects and configures the optional language model. With Provider
@@ -230,19 +264,15 @@ const (
 	DefaultLLMDayUSD    = 2.0
 )
 
-// Default returns the defaults, with CacheDir and Home resolved from the
-// operating system.
+// Default returns the defaults of the table [Settings], with CacheDir and
+// Home resolved from the operating system. It reads no file and no
+// environment variable.
 func Default() Config {
-	c := Config{
-		MaxFileBytes:  1 << 20,
-		MaxQueryBytes: DefaultMaxQueryBytes,
-		LogLevel:      "warn",
-		WatchDebounce: DefaultWatchDebounce,
-		FreshWait:     DefaultFreshWait,
-		Embed:         Embed{Provider: "builtin", BatchSize: 64, QueryTimeout: DefaultQueryTimeout},
-		LLM:           LLM{Timeout: DefaultLLMTimeout, MaxTokens: DefaultLLMMaxTokens},
-		Rerank:        Rerank{TopN: DefaultRerankTopN, Timeout: DefaultRerankTimeout},
-		Spend:         Spend{EmbedDay: DefaultEmbedDayUSD, RerankDay: DefaultRerankDayUSD, LLMDay: DefaultLLMDayUSD},
+	var c Config
+	for _, s := range settings {
+		if s.Default != nil {
+			s.set(&c, s.Default)
+		}
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		c.CacheDir = filepath.Join(d, "ctx")
@@ -255,120 +285,29 @@ func Default() Config {
 	return c
 }
 
-// Load returns the defaults overridden by CTX_* environment variables.
-// Flags are applied by the caller afterwards. Errors name the variable and
-// its bad value.
-func Load() (Config, error) {
-	c := Default()
-	if v := os.Getenv("CTX_CACHE_DIR"); v != "" {
-		c.CacheDir = v
-	}
-	if v := os.Getenv("CTX_MAX_FILE_BYTES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("CTX_MAX_FILE_BYTES=%q: want a positive number of bytes", v)
-		}
-		c.MaxFileBytes = n
-	}
-	if v := os.Getenv("CTX_MAX_QUERY_BYTES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("CTX_MAX_QUERY_BYTES=%q: want a positive number of bytes", v)
-		}
-		c.MaxQueryBytes = n
-	}
-	if v := os.Getenv("CTX_INCLUDE_SECRETS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("CTX_INCLUDE_SECRETS=%q: want true or false", v)
-		}
-		c.IncludeSecrets = b
-	}
-	if v := os.Getenv("CTX_EXCLUDE"); v != "" {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				c.Exclude = append(c.Exclude, p)
+// Validate checks what single values cannot (settings that must go
+// together), and the enums and ranges of values set in Go rather than
+// through [Load]. A zero that a field documents as "the default" passes.
+func (c *Config) Validate() error {
+	for _, s := range settings {
+		if len(s.Values) > 0 {
+			if _, err := s.check(s.Get(c)); err != nil {
+				return err
 			}
 		}
 	}
-	if v := os.Getenv("CTX_LOG_LEVEL"); v != "" {
-		c.LogLevel = strings.ToLower(v)
-	}
-	if v := os.Getenv("CTX_EMBED_PROVIDER"); v != "" {
-		c.Embed.Provider = strings.ToLower(v)
-	}
-	c.Embed.Model = os.Getenv("CTX_EMBED_MODEL")
-	c.Embed.BaseURL = os.Getenv("CTX_EMBED_URL")
-	c.Embed.Library = os.Getenv("CTX_ONNXRUNTIME_LIB")
-	c.Embed.APIKey = os.Getenv("CTX_EMBED_API_KEY")
-	if c.Embed.APIKey == "" {
-		switch c.Embed.Provider {
-		case "voyage":
-			c.Embed.APIKey = os.Getenv("VOYAGE_API_KEY")
-		default:
-			c.Embed.APIKey = os.Getenv("OPENAI_API_KEY")
-		}
-	}
-	if v := os.Getenv("CTX_EMBED_DIMS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return c, fmt.Errorf("CTX_EMBED_DIMS=%q: want a non-negative integer", v)
-		}
-		c.Embed.Dims = n
-	}
-	c.MCPToken = os.Getenv("CTX_MCP_TOKEN")
-	c.CodexHome = os.Getenv("CODEX_HOME")
-	if v := os.Getenv("CTX_EMBED_BATCH"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("CTX_EMBED_BATCH=%q: want a positive integer", v)
-		}
-		c.Embed.BatchSize = n
-	}
-	if v := os.Getenv("CTX_EMBED_QUERY_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("CTX_EMBED_QUERY_TIMEOUT=%q: want a positive duration such as 2s or 500ms", v)
-		}
-		c.Embed.QueryTimeout = d
-	}
-	if v := os.Getenv("CTX_WATCH_DEBOUNCE"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("CTX_WATCH_DEBOUNCE=%q: want a positive duration such as 300ms or 1s", v)
-		}
-		c.WatchDebounce = d
-	}
-	if v := os.Getenv("CTX_FRESH_WAIT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, fmt.Errorf("CTX_FRESH_WAIT=%q: want a duration such as 1s, 200ms or 0s", v)
-		}
-		c.FreshWait = d
-	}
-	if err := loadBackend(&c); err != nil {
-		return c, err
-	}
-	if err := loadModelLayer(&c); err != nil {
-		return c, err
-	}
-	return c, c.Validate()
-}
-
-// Validate checks settings that flags or the environment may have broken.
-func (c *Config) Validate() error {
 	switch c.Embed.Provider {
-	case "builtin", "none", "ollama", "openai", "voyage":
 	case "model2vec":
 		if c.Embed.Model == "" {
-			return fmt.Errorf("embedding provider model2vec needs the model directory in CTX_EMBED_MODEL")
+			return fmt.Errorf("embedding provider model2vec needs the model directory in embed.model (CTX_EMBED_MODEL)")
 		}
 	case "onnx":
 		if c.Embed.Model == "" || c.Embed.Library == "" {
-			return fmt.Errorf("embedding provider onnx needs the model directory (model.onnx, tokenizer.json) in CTX_EMBED_MODEL and the ONNX Runtime library in CTX_ONNXRUNTIME_LIB")
+			return fmt.Errorf("embedding provider onnx needs the model directory (model.onnx, tokenizer.json) in embed.model (CTX_EMBED_MODEL) and the ONNX Runtime library in embed.onnxruntime_lib (CTX_ONNXRUNTIME_LIB)")
 		}
-	default:
-		return fmt.Errorf("embedding provider %q: want builtin, none, ollama, openai, voyage, model2vec or onnx", c.Embed.Provider)
+	}
+	if c.Rerank.Provider == "tei" && c.Rerank.URL == "" {
+		return fmt.Errorf("reranker tei needs the server's address in rerank.url (CTX_RERANK_URL)")
 	}
 	if c.MaxFileBytes <= 0 {
 		return fmt.Errorf("max file bytes %d: want a positive number", c.MaxFileBytes)
@@ -379,13 +318,8 @@ func (c *Config) Validate() error {
 	if c.Embed.QueryTimeout < 0 {
 		return fmt.Errorf("embedding query timeout %s: want a positive duration", c.Embed.QueryTimeout)
 	}
-	if err := c.validateModelLayer(); err != nil {
-		return err
-	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
+	if c.LLM.MaxTokens < 0 || c.LLM.Timeout < 0 || c.Rerank.TopN < 0 || c.Rerank.Timeout < 0 {
+		return fmt.Errorf("negative LLM or reranker limit")
 	}
 	return nil
 }

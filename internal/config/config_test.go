@@ -17,7 +17,7 @@ func TestLoadDefaults(t *testing.T) {
 	clearEnv(t)
 	xdg := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", xdg)
-	c, err := config.Load()
+	c, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestLoadEnv(t *testing.T) {
 	t.Setenv("CTX_EMBED_QUERY_TIMEOUT", "750ms")
 	t.Setenv("CTX_WATCH_DEBOUNCE", "50ms")
 	t.Setenv("CTX_FRESH_WAIT", "0s")
-	c, err := config.Load()
+	c, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestLoadEnv(t *testing.T) {
 		t.Errorf("Load mismatch (-want +got):\n%s", d)
 	}
 	t.Setenv("CTX_EMBED_API_KEY", "own")
-	if c, _ := config.Load(); c.Embed.APIKey != "own" {
+	if c, _ := config.Load("", nil); c.Embed.APIKey != "own" {
 		t.Errorf("APIKey = %q, want CTX_EMBED_API_KEY over OPENAI_API_KEY", c.Embed.APIKey)
 	}
 }
@@ -90,7 +90,7 @@ func TestLoadBadValues(t *testing.T) {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
 			clearEnv(t)
 			t.Setenv(tc.key, tc.val)
-			_, err := config.Load()
+			_, err := config.Load("", nil)
 			if err == nil {
 				t.Fatalf("Load with %s=%q: no error", tc.key, tc.val)
 			}
@@ -114,7 +114,7 @@ func TestModel2Vec(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("CTX_EMBED_PROVIDER", "Model2Vec")
 	t.Setenv("CTX_EMBED_MODEL", "/models/potion-base-8M")
-	c, err := config.Load()
+	c, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestModel2Vec(t *testing.T) {
 	}
 
 	t.Setenv("CTX_EMBED_MODEL", "")
-	_, err = config.Load()
+	_, err = config.Load("", nil)
 	if err == nil || !strings.Contains(err.Error(), "model2vec") || !strings.Contains(err.Error(), "CTX_EMBED_MODEL") {
 		t.Errorf("Load without CTX_EMBED_MODEL: %v, want an error naming model2vec and CTX_EMBED_MODEL", err)
 	}
@@ -145,11 +145,11 @@ func TestONNX(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("CTX_EMBED_PROVIDER", "onnx")
 	t.Setenv("CTX_EMBED_MODEL", "/models/coderankembed")
-	if _, err := config.Load(); err == nil || !strings.Contains(err.Error(), "CTX_ONNXRUNTIME_LIB") {
+	if _, err := config.Load("", nil); err == nil || !strings.Contains(err.Error(), "CTX_ONNXRUNTIME_LIB") {
 		t.Errorf("Load without CTX_ONNXRUNTIME_LIB: %v, want an error naming it", err)
 	}
 	t.Setenv("CTX_ONNXRUNTIME_LIB", "/opt/ort/libonnxruntime.so.1")
-	c, err := config.Load()
+	c, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestLoadModelLayer(t *testing.T) {
 	t.Setenv("CTX_RERANK_TOP_N", "20")
 	t.Setenv("CTX_PRICES", "m1=1/2, rr=0/0/0.002")
 	t.Setenv("CTX_SPEND_LLM_DAY", "0")
-	c, err := config.Load()
+	c, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestLoadModelLayerErrors(t *testing.T) {
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			t.Setenv(tc.key, tc.val)
-			_, err := config.Load()
+			_, err := config.Load("", nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Load with %s=%s: err %v, want it to mention %q", tc.key, tc.val, err, tc.want)
 			}
