@@ -78,6 +78,11 @@ type Query struct {
 	// where naming tests, examples or docs ("test_multidb fails") does
 	// not ask for them.
 	IsTitle bool
+	// Name is the name a [QuerySymbol] query asks for: the query's one
+	// token ("http.Server"), or the name after a declaration keyword
+	// ("def parse_user_agent", "class Sinatra::Base", "func ServeHTTP").
+	// Empty for other kinds.
+	Name string
 }
 
 // Bounds of a title line, in words (identifier runs). An issue title is a
@@ -245,10 +250,15 @@ func Analyze(raw string) *Query {
 	case q.Words >= 1 && len(strings.Fields(raw)) == 1:
 		// One token is a name far more often than a question: "Serialize",
 		// "formatter", "http.Server".
-		q.Kind = QuerySymbol
+		q.Kind, q.Name = QuerySymbol, strings.TrimSpace(raw)
 		if len(q.Symbols) == 0 && len(q.Paths) == 0 {
-			addSym(strings.TrimSpace(raw))
+			addSym(q.Name)
 		}
+	case declaredName(raw) != "":
+		// "def parse_user_agent", "class Sinatra::Base": a name asked for
+		// the way its declaration reads.
+		q.Kind, q.Name = QuerySymbol, declaredName(raw)
+		addSym(q.Name)
 	default:
 		q.Kind = QueryNatural
 	}
@@ -257,6 +267,44 @@ func Analyze(raw string) *Query {
 	}
 	return q
 }
+
+// declKeywords are the words that open a declaration. The ones marked
+// true introduce a name in every language that has them; the others
+// ("type", "class", "interface") are also ordinary words ("type
+// inference", "class loader"), so the name after them must look like one:
+// written in code style or capitalised.
+var declKeywords = map[string]bool{
+	"def": true, "func": true, "fn": true, "defp": true, "defmodule": true,
+	"function": false, "class": false, "struct": false, "interface": false, "type": false,
+	"trait": false, "enum": false, "impl": false, "module": false, "object": false, "method": false,
+	"protocol": false, "record": false, "union": false, "typedef": false, "macro": false,
+}
+
+// declaredName returns the name in a two-token query that reads as a
+// declaration ("def parse_user_agent", "func (*Server).Shutdown" is not
+// one: three tokens), or "" when raw is not one.
+func declaredName(raw string) string {
+	f := strings.Fields(raw)
+	if len(f) != 2 {
+		return ""
+	}
+	always, ok := declKeywords[strings.ToLower(f[0])]
+	if !ok {
+		return ""
+	}
+	name := strings.TrimRight(f[1], "(){}:;")
+	if name == "" || !reName.MatchString(name) {
+		return ""
+	}
+	if always || IsIdentifier(name) || strings.ContainsAny(name, ".:#") || name[0] >= 'A' && name[0] <= 'Z' {
+		return name
+	}
+	return ""
+}
+
+// reName matches a bare or qualified name: identifier runs joined by ".",
+// "::" or "#".
+var reName = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$`)
 
 // templateHeadings are the headings issue templates open with ("### Describe
 // the bug"), lower case: a first line that is one of them is no title.

@@ -44,6 +44,13 @@ func TestAnalyzeKind(t *testing.T) {
 		{"punctuation", "?!", analyze.QueryNatural},
 		{"issue text", issueText, analyze.QueryLong},
 		{"three lines", "a\nb\nc", analyze.QueryLong},
+		{"def and a name", "def parse_user_agent", analyze.QuerySymbol},
+		{"func and a name", "func closeIdleConns", analyze.QuerySymbol},
+		{"class and a qualified name", "class Sinatra::Base", analyze.QuerySymbol},
+		{"type and a capitalised name", "type Server", analyze.QuerySymbol},
+		{"type and a plain word", "type inference", analyze.QueryNatural},
+		{"class and a plain word", "class loader", analyze.QueryNatural},
+		{"keyword and two words", "def parse user", analyze.QueryNatural},
 		{"traceback", "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nNameError: name 'x' is not defined", analyze.QueryLong},
 	}
 	for _, tc := range tests {
@@ -53,6 +60,25 @@ func TestAnalyzeKind(t *testing.T) {
 				t.Errorf("Analyze(%q).Kind = %q, want %q", tc.query, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAnalyzeName: a symbol query's Name is the name it asks for, without
+// the declaration keyword; other kinds have none.
+func TestAnalyzeName(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		" http.Server ":          "http.Server",
+		"def parse_user_agent":   "parse_user_agent",
+		"func ServeHTTP()":       "ServeHTTP",
+		"class Sinatra::Base":    "Sinatra::Base",
+		"struct Mutex":           "Mutex",
+		"where is Mutex defined": "",
+		"type inference":         "",
+	} {
+		if got := analyze.Analyze(q).Name; got != want {
+			t.Errorf("Analyze(%q).Name = %q, want %q", q, got, want)
+		}
 	}
 }
 

@@ -199,15 +199,24 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		for i := range resp.Results {
 			resp.Results[i].Channels, resp.Results[i].Boosts = nil, nil
 		}
+		resp.Stats.Basis = nil
 	}
 	if opts.json {
 		return writeJSON(d.IO.Out, resp)
+	}
+	if resp.Confidence == engine.ConfidenceLow && len(resp.Results) > 0 {
+		// Said whatever stderr is: an agent reading plain output must not
+		// take the least bad matches for answers.
+		fmt.Fprintln(d.IO.ErrOut, lowConfidenceNote)
 	}
 	if len(resp.Results) == 0 && d.IO.ErrTTY {
 		fmt.Fprintln(d.IO.ErrOut, "no results")
 	}
 	if !resp.Stats.Fresh && d.IO.ErrTTY {
 		fmt.Fprintln(d.IO.ErrOut, "note: some files changed since the last index; run `ctx index` to refresh")
+	}
+	if opts.explain && resp.Stats.Basis != nil {
+		fmt.Fprintf(d.IO.Out, "confidence: %s (%s)\n", resp.Confidence, resp.Stats.Basis.Reason)
 	}
 	if opts.explain && resp.Stats.DenseQuery != "" {
 		fmt.Fprintf(d.IO.Out, "dense query: %q (words most chunks hold left out)\n", resp.Stats.DenseQuery)
@@ -223,6 +232,9 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	return nil
 }
+
+// lowConfidenceNote is what plain output says of a low-confidence answer.
+const lowConfidenceNote = "note: low confidence: nothing in the index matches the query well; these are the closest matches, not answers (rephrase with words or identifiers the code would use, or see --explain)"
 
 // decomposeMode maps --decompose to the engine's setting.
 func decomposeMode(s string) engine.Decompose {

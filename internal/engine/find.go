@@ -169,6 +169,9 @@ type FindStats struct {
 	// (10s) came before the dense channel finished: …".
 	Partial       bool   `json:"partial,omitempty"`
 	PartialReason string `json:"partial_reason,omitempty"`
+	// Basis is the evidence the answer's confidence was graded on; front
+	// ends show it with --explain only.
+	Basis *ConfidenceBasis `json:"confidence_basis,omitempty"`
 }
 
 // markPartial marks the answer partial for reason (reasons accumulate).
@@ -253,9 +256,12 @@ func cutUTF8(s string, n int) string {
 
 // FindResponse is the whole result JSON object.
 type FindResponse struct {
-	Query   string    `json:"query"`
-	Results []Hit     `json:"results"`
-	Stats   FindStats `json:"stats"`
+	Query   string `json:"query"`
+	Results []Hit  `json:"results"`
+	// Confidence grades how likely the results are to hold what was
+	// asked (see [Confidence]); Stats.Basis says why.
+	Confidence Confidence `json:"confidence"`
+	Stats      FindStats  `json:"stats"`
 	// Pack describes the token-budget pack when the results are one
 	// (ctx find --budget).
 	Pack *PackStats `json:"pack,omitempty"`
@@ -606,6 +612,11 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if len(st.Unfinished) > 0 {
 		resp.Stats.markPartial(cutNote(fmt.Sprintf("the %s channel%s finished; the results come from the others", strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))))
 	}
+	var null *denseNull
+	if st.DenseTop != 0 {
+		null = e.viewNull(ctx, v, s.Vectors)
+	}
+	resp.Confidence, resp.Stats.Basis = gradeConfidence(res, st, null)
 	if v.head.running {
 		resp.Stats.Fresh = false
 		resp.Stats.IndexState = "interrupted"

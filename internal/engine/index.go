@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/index"
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/wvstore"
 )
@@ -198,7 +200,13 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 		e.log.Warn("removing the rebuilt index's file", "err", err)
 	}
 	if e.emb != nil {
-		phaseStep(opts.Phase, PhaseVectors, func() { e.writeVectorFile(ctx, live) })
+		var vecs *search.Vectors
+		phaseStep(opts.Phase, PhaseVectors, func() { vecs = e.writeVectorFile(ctx, live) })
+		if null := e.updateNull(ctx, live, vecs); null != "" {
+			if err := live.SetMeta(ctx, map[string]string{metaDenseNull: null}); err != nil {
+				e.log.Warn("recording the confidence level", "err", err)
+			}
+		}
 	}
 	return rep, nil
 }
@@ -289,8 +297,9 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	// updates its vectors in memory (see [Engine.viewVectors]), and
 	// rewriting every vector after each save would cost more than the
 	// save's own indexing.
+	var vecs *search.Vectors
 	if e.emb != nil && vectors && opts.Paths == nil {
-		phaseStep(opts.Phase, PhaseVectors, func() { e.writeVectorFile(ctx, db) })
+		phaseStep(opts.Phase, PhaseVectors, func() { vecs = e.writeVectorFile(ctx, db) })
 	}
 	meta := map[string]string{
 		store.MetaRoot:        e.root,
@@ -317,6 +326,11 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		b, _ := json.Marshal(st.Imports)
 		meta[metaImports] = string(b)
 	}
+	if vecs != nil {
+		if null := e.updateNull(ctx, db, vecs); null != "" {
+			meta[metaDenseNull] = null
+		}
+	}
 	if err := db.SetMeta(ctx, meta); err != nil {
 		return nil, err
 	}
@@ -331,16 +345,45 @@ const metaChunks = "chunks"
 const metaImports = "imports"
 
 // writeVectorFile makes the root's vector file hold db's committed
-// vectors, unless it already does. Errors are logged, not returned: the
-// query path rebuilds a missing or stale file from SQLite.
-func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) {
+// vectors, unless it already does, and returns them (nil on failure).
+// Errors are logged, not returned: the query path rebuilds a missing or
+// stale file from SQLite.
+func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) *search.Vectors {
 	ver, err := db.Version(ctx)
+	var vecs *search.Vectors
 	if err == nil {
-		_, err = e.loadVectors(ctx, db, ver)
+		vecs, err = e.loadVectors(ctx, db, ver)
 	}
 	if err != nil {
 		e.log.Warn("writing the vector file", "err", err)
+		return nil
 	}
+	return vecs
+}
+
+// updateNull returns the index's off-topic level for the confidence grade
+// ([denseNull], as JSON) when it must be stored: no level of this model
+// and probe set is stored yet, or the index has grown or shrunk by more
+// than [nullDrift] since it was measured. "" when the stored one stands,
+// when the provider is remote (the probes are not sent: answers are
+// graded without the level), or when it could not be measured (logged).
+func (e *Engine) updateNull(ctx context.Context, db *store.DB, vecs *search.Vectors) string {
+	if vecs == nil || e.remoteEmbed() {
+		return ""
+	}
+	if n := parseNull(mustMeta(ctx, db, metaDenseNull), e.emb.Model().String()); n != nil &&
+		math.Abs(float64(vecs.Len()-n.Chunks)) <= nullDrift*float64(n.Chunks) {
+		return ""
+	}
+	null, err := measureNull(ctx, e.emb, vecs)
+	if err != nil || null == nil {
+		if err != nil {
+			e.log.Warn("measuring the confidence level", "err", err)
+		}
+		return ""
+	}
+	b, _ := json.Marshal(null)
+	return string(b)
 }
 
 func mustMeta(ctx context.Context, db *store.DB, key string) string {

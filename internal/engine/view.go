@@ -37,6 +37,12 @@ type view struct {
 	runStarted  int64
 	runProgress string
 	head        head // what the view was read at
+	// nullRaw is the stored off-topic level (metaDenseNull); null is it
+	// parsed, or measured when none fits, once per view (see
+	// [Engine.viewNull]).
+	nullRaw  string
+	nullOnce sync.Once
+	null     *denseNull
 
 	vecMu sync.Mutex
 	vecs  *search.Vectors
@@ -249,6 +255,7 @@ func readView(ctx context.Context, db *store.DB) (*view, error) {
 	v.gen, v.stored = v.head.gen, v.head.stored
 	v.total, _ = strconv.Atoi(kv[metaChunks])
 	v.dirs = kv[metaDirs]
+	v.nullRaw = kv[metaDenseNull]
 	v.runIdentity, v.runProgress = kv[metaRunIdentity], kv[metaRunProgress]
 	v.runStarted, _ = strconv.ParseInt(kv[metaRunStarted], 10, 64)
 	return v, nil
@@ -347,4 +354,28 @@ func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Versio
 // version, as its generation).
 func vecFileKey(model string, ver store.Version) string {
 	return model + "#" + ver.IndexID
+}
+
+// viewNull returns the off-topic level of the view's index for the
+// engine's model: the one the last index run stored, else (an index
+// written before levels were stored) measured from vecs once per view.
+// Nil when it cannot be had, and for a remote provider, which is never
+// sent the probes.
+func (e *Engine) viewNull(ctx context.Context, v *view, vecs search.VectorIndex) *denseNull {
+	if e.emb == nil || e.remoteEmbed() {
+		return nil
+	}
+	v.nullOnce.Do(func() {
+		model := e.emb.Model().String()
+		if v.null = parseNull(v.nullRaw, model); v.null != nil {
+			return
+		}
+		null, err := measureNull(ctx, e.emb, vecs)
+		if err != nil {
+			e.log.Info("measuring the confidence level", "err", err)
+			return
+		}
+		v.null = null
+	})
+	return v.null
 }

@@ -162,6 +162,9 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	if len(st.Unfinished) > 0 {
 		resp.Stats.markPartial(cutNote(fmt.Sprintf("Weaviate answered the %s channel%s; the results come from the others", strings.Join(st.Unfinished, ", "), plural(len(st.Unfinished)))))
 	}
+	// The tenant's off-topic level is not measured: 32 more requests a
+	// query. Its answers are graded on words and exact evidence.
+	resp.Confidence, resp.Stats.Basis = gradeConfidence(res, st, nil)
 	if d := src.Degraded(); d != "" {
 		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, d)
 	}

@@ -36,6 +36,8 @@ type MemberStats struct {
 	// Relevance is how strongly the member's index holds the query
 	// (0..1, the best member 1): see [FindAcross].
 	Relevance float64 `json:"relevance"`
+	// Confidence is the member's own answer's grade (see [Confidence]).
+	Confidence Confidence `json:"confidence,omitempty"`
 	// Error is why the member did not answer (not indexed, indexed by
 	// another model, …), with the fix; the others still answer.
 	Error string `json:"error,omitempty"`
@@ -139,7 +141,7 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 		}
 		answered = true
 		r := resps[i]
-		ms.Results, ms.IndexGeneration, ms.Fresh, ms.Relevance = len(r.Results), r.Stats.IndexGeneration, r.Stats.Fresh, round(rel[i])
+		ms.Results, ms.IndexGeneration, ms.Fresh, ms.Relevance, ms.Confidence = len(r.Results), r.Stats.IndexGeneration, r.Stats.Fresh, round(rel[i]), r.Confidence
 		out.Stats.Members = append(out.Stats.Members, ms)
 		out.Stats.FilesConsidered += r.Stats.FilesConsidered
 		out.Stats.QueryKind = cmp.Or(out.Stats.QueryKind, r.Stats.QueryKind)
@@ -197,6 +199,14 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 	for _, r := range all {
 		if r.h.Context != "" && slices.ContainsFunc(out.Results, func(h Hit) bool { return h.Repo == r.h.Repo && h.Context == "" }) {
 			out.Results = append(out.Results, r.h)
+		}
+	}
+	// The answer is as sure as the member its first result comes from.
+	out.Confidence = ConfidenceLow
+	for _, r := range all {
+		if r.h.Context == "" {
+			out.Confidence, out.Stats.Basis = resps[r.m].Confidence, resps[r.m].Stats.Basis
+			break
 		}
 	}
 	out.Stats.SearchMS = float64(time.Since(start).Microseconds()) / 1000

@@ -146,7 +146,7 @@ type RetrievalOutput struct {
 	Truncated  bool      `json:"truncated" jsonschema:"more segments remain; call again with cursor"`
 	Cursor     string    `json:"cursor,omitempty" jsonschema:"pass as cursor, with the same other arguments, for the next page"`
 	Remaining  int       `json:"remaining,omitempty" jsonschema:"segments left after this page"`
-	Confidence string    `json:"confidence" jsonschema:"high, medium or low: how strongly the best segment matched"`
+	Confidence string    `json:"confidence" jsonschema:"high, medium or low: how likely the segments are to hold what was asked (low: nothing in the index matches the request well; the segments are the closest matches, not answers)"`
 	Warning    string    `json:"warning,omitempty"`
 	Freshness  Freshness `json:"freshness"`
 	// Method says how the answer was produced.
@@ -369,7 +369,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 		}
 		hits = append(hits, h)
 	}
-	out.Confidence = confidence(hits)
+	out.Confidence = answerConfidence(resp, hits)
 	if out.Confidence == "low" {
 		switch lowConf {
 		case "return_empty":
@@ -379,7 +379,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 			hits = hits[:min(1, len(hits))]
 			out.Warning = "the best match was weak; only it is returned (low_confidence_behavior=return_top1)"
 		default:
-			out.Warning = "the best match was weak: these segments may not answer the request; rephrase with identifiers you expect in the code"
+			out.Warning = "low confidence: nothing in the index matches the request well; these segments are the closest matches, not answers. Rephrase with identifiers you expect in the code"
 		}
 	}
 	if len(hits) == 0 && out.Warning == "" {
@@ -681,39 +681,13 @@ func renderTail(out *RetrievalOutput) string {
 	return b.String()
 }
 
-// confidence grades the best hit: high when at least two recall channels
-// rank it in their top 3 (or the symbol or mention channel ranks it
-// first), low when no lexical channel has it in its top 20 and its
-// embedding similarity is weak (dense score below 0.35), else medium.
-// An empty list is low.
-func confidence(hits []engine.Hit) string {
+// answerConfidence is the grade of an answer whose kept results are hits
+// (see [engine.Confidence]): low when none are left.
+func answerConfidence(resp *engine.FindResponse, hits []engine.Hit) string {
 	if len(hits) == 0 {
-		return "low"
+		return string(engine.ConfidenceLow)
 	}
-	ch := hits[0].Channels
-	top3 := 0
-	lexical := false
-	for name, c := range ch {
-		if name == "dense-rerank" {
-			continue
-		}
-		if c.Rank <= 3 {
-			top3++
-		}
-		if (name == "symbol" || name == "mention") && c.Rank == 1 {
-			return "high"
-		}
-		if name != "dense" && c.Rank <= 20 {
-			lexical = true
-		}
-	}
-	if top3 >= 2 {
-		return "high"
-	}
-	if d, ok := ch["dense"]; !lexical && (!ok || d.Score < 0.35) {
-		return "low"
-	}
-	return "medium"
+	return string(resp.Confidence)
 }
 
 func excluded(globs []string, p string) bool {

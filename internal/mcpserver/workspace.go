@@ -220,12 +220,12 @@ func (s *Server) retrieveWorkspace(ctx context.Context, in RetrievalInput, mp mo
 			hits = append(hits, h)
 		}
 	}
-	out.Confidence = confidence(hits)
+	out.Confidence = answerConfidence(resp, hits)
 	if out.Confidence == "low" && lowConf == "return_empty" {
 		hits = nil
 		out.Warning = "the best match was weak, so nothing is returned (low_confidence_behavior=return_empty)"
 	} else if out.Confidence == "low" {
-		out.Warning = "the best match was weak: these segments may not answer the request; rephrase with identifiers you expect in the code"
+		out.Warning = "low confidence: nothing in the index matches the request well; these segments are the closest matches, not answers. Rephrase with identifiers you expect in the code"
 	}
 	engines := make(map[string]*engine.Engine, len(members))
 	for _, m := range members {

@@ -44,7 +44,7 @@ func queryQualifiers(q *analyze.Query) qualified {
 		add(s)
 	}
 	if q.Kind == analyze.QuerySymbol {
-		add(strings.TrimSpace(q.Raw))
+		add(q.Name)
 	}
 	return out
 }

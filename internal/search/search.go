@@ -89,6 +89,9 @@ type Result struct {
 	Channels map[string]ChannelHit
 	// Boosts names each ranking adjustment applied, with its factor.
 	Boosts []string
+	// Defines is set when the chunk defines the name a symbol query asks
+	// for ([analyze.Query].Name), holding its qualifiers when it has any.
+	Defines bool
 }
 
 // Stats describes one search.
@@ -114,6 +117,17 @@ type Stats struct {
 	// finished by [Searcher].Deadline, in [ChannelNames] order ("title"
 	// for a long query's title search); nil when every channel finished.
 	Unfinished []string
+	// DenseTop is the cosine similarity of the query's embedding to its
+	// nearest chunk in the whole index (filters aside), in [-1, 1]; 0 when
+	// the dense channel did not run. Comparing it with what off-topic
+	// queries reach in the same index says whether the index holds
+	// anything like the query (see the engine's confidence grade).
+	DenseTop float64
+	// TermCoverage is the share, in [0, 1], of the query's term weight
+	// ([analyze.Query].TopTerms) whose terms occur in the index at all;
+	// 0 for a query with no terms. An off-topic query's words are mostly
+	// absent from a code base's vocabulary.
+	TermCoverage float64
 }
 
 // ErrDeadline is returned by [Searcher.Search] when [Searcher].Deadline
@@ -245,10 +259,11 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		}
 		n = c.Chunks
 	}
-	terms, err := s.weighTerms(ctx, q, n)
+	terms, coverage, err := s.weighTerms(ctx, q, n)
 	if err != nil {
 		return nil, st, err
 	}
+	st.TermCoverage = coverage
 
 	// Language and path filters restrict the full-text channels before
 	// their limits (and every channel after recall).
@@ -280,6 +295,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		return nil, st, err
 	}
 	st.DenseErr = rc.denseErr
+	st.DenseTop = rc.denseTop
 	lists, fileLists, bm25Hits, qvec := rc.lists, rc.fileLists, rc.bm25, rc.qvec
 	if qvec != nil && rc.denseText != req.Query {
 		st.DenseQuery = rc.denseText
@@ -462,6 +478,8 @@ type recalled struct {
 	// denseErr is why embedding the query failed; the dense channel is
 	// then left out.
 	denseErr error
+	// denseTop is the cosine of the dense channel's first hit (Stats.DenseTop).
+	denseTop float64
 	// unfinished names the channels cut by the deadline (Stats.Unfinished).
 	unfinished []string
 }
@@ -651,6 +669,9 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		qvec = nil
 	}
 	r.bm25, r.qvec, r.denseText, r.denseErr = bm25Hits, qvec, denseText, denseErr
+	if len(denseScores) > 0 && !cut["dense"] {
+		r.denseTop = denseScores[0]
+	}
 	if req.Uses("bm25") && !cut["bm25"] {
 		r.lists = append(r.lists, ranked("bm25", w.bm25, bm25Hits))
 	}
@@ -875,7 +896,10 @@ type weighted struct {
 // up in the vocabulary (by query weight).
 const maxDocFreqTerms = 160
 
-func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]weighted, error) {
+// weighTerms looks up the document frequency of q's top terms among the n
+// chunks and returns those the index holds with their IDF, and the share
+// of the query's term weight they carry ([Stats].TermCoverage).
+func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]weighted, float64, error) {
 	ts := q.TopTerms(maxDocFreqTerms)
 	words := make([]string, len(ts))
 	for i, t := range ts {
@@ -883,18 +907,25 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 	}
 	dfs, err := s.DB.DocFreqs(ctx, words)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := make([]weighted, 0, len(ts))
+	var all, found float64
 	for _, t := range ts {
+		all += t.Weight
 		df := dfs[t.Text]
 		if df == 0 {
 			continue
 		}
+		found += t.Weight
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		out = append(out, weighted{text: t.Text, qw: t.Weight, df: df, idf: idf})
 	}
-	return out, nil
+	coverage := 0.0
+	if all > 0 {
+		coverage = found / all
+	}
+	return out, coverage, nil
 }
 
 // denseQuery returns the query text to embed: raw without the words whose
@@ -1088,7 +1119,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 		add(lastSegment(sym))
 	}
 	if q.Kind == analyze.QuerySymbol {
-		analyze.Words(q.Raw, func(w string, _ int) {
+		analyze.Words(q.Name, func(w string, _ int) {
 			if len(w) >= 3 {
 				add(w)
 			}

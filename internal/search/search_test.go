@@ -474,3 +474,22 @@ func TestSearchIssueTitle(t *testing.T) {
 		t.Errorf("whole-text search alone ranks discount.py first (%v): the fixture no longer tests the title", paths(whole))
 	}
 }
+
+// TestSearchExactNameNotTiny: a two-line function is first for every way of
+// asking for it by name: bare, as its declaration reads, and inside a
+// question. The tiny-chunk damping must not hand rank 1 to a longer chunk
+// of its file that only shares the file name, or to a caller.
+func TestSearchExactNameNotTiny(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "exact.txtar"), nil)}
+	for _, q := range []string{"parse_user_agent", "def parse_user_agent", "parse_user_agent function", "where is parse_user_agent defined"} {
+		res, _ := search(t, s, Request{Query: q, Limit: 5})
+		if len(res) == 0 || res[0].Path != "ua/parse.py" || res[0].StartLine != 3 {
+			got := "nothing"
+			if len(res) > 0 {
+				got = fmt.Sprintf("%s L%d %v", res[0].Path, res[0].StartLine, res[0].Boosts)
+			}
+			t.Errorf("%q: first result %s, want ua/parse.py L3 (parse_user_agent)", q, got)
+		}
+	}
+}

@@ -18,6 +18,13 @@
 // ranking change shows its effect in the diff; `go test
 // ./scripts/ranking-suite -update` rewrites it.
 //
+// Every answer's confidence grade (high, medium, low) is kept too, and
+// the off-topic queries of testdata/offtopic.txt (nonsense, everyday
+// questions, other fields' tasks, with no target) are asked of the goroot
+// corpus: the golden file holds the share of questions and of off-topic
+// queries graded low, and the test fails when the first passes
+// maxQuestionsLow or the second falls below minOffTopicLow.
+//
 // Running it by hand:
 //
 //	go build -o bin/ctx ./cmd/ctx && go run ./scripts/ranking-suite -ctx bin/ctx -index
@@ -65,10 +72,64 @@ func corpusDir(name, goroot, module string) string {
 }
 
 // outcome is how one question ranked: Rank is 1-based, 0 when no target
-// file is among the answer's first 10 distinct files.
+// file is among the answer's first 10 distinct files (and for an
+// off-topic query, which has no target). Confidence is the answer's
+// grade.
 type outcome struct {
 	question
-	Rank int
+	Rank       int
+	Confidence string
+}
+
+// offTopic marks the pseudo-corpus of off-topic queries: asked of the
+// goroot corpus, scored only by their confidence.
+const offTopic = "off-topic"
+
+// Bounds on the confidence grade (the engine's calibration targets): at
+// most this share of the questions graded low, at least this share of
+// the off-topic queries.
+const (
+	maxQuestionsLow = 0.10
+	minOffTopicLow  = 0.80
+)
+
+// lowShare returns how many of outs are graded low, and their share.
+func lowShare(outs []outcome) (int, float64) {
+	n := 0
+	for _, o := range outs {
+		if o.Confidence == "low" {
+			n++
+		}
+	}
+	if len(outs) == 0 {
+		return 0, 0
+	}
+	return n, float64(n) / float64(len(outs))
+}
+
+// split returns the questions and the off-topic queries of outs.
+func split(outs []outcome) (questions, off []outcome) {
+	for _, o := range outs {
+		if o.Corpus == offTopic {
+			off = append(off, o)
+		} else {
+			questions = append(questions, o)
+		}
+	}
+	return questions, off
+}
+
+// loadOffTopic reads the off-topic queries: one a line, # comments.
+func loadOffTopic(file string) ([]question, error) {
+	lines, err := ctxproc.QueryLines(file)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]question, len(lines))
+	for i, l := range lines {
+		qs[i] = question{Corpus: offTopic, Query: l}
+	}
+	return qs, nil
 }
 
 // stats are the suite's aggregate scores.
@@ -129,10 +190,11 @@ func rankOf(paths, targets []string, limit int) int {
 // a header naming the Go release (whose source is the goroot corpus), the
 // stats of each corpus and of all, then one line per question in file
 // order.
-func golden(outs []outcome, goVersion string) string {
+func golden(all []outcome, goVersion string) string {
+	outs, off := split(all)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions; Go standard library of %s\n", len(outs), goVersion)
-	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10` (0: not there)\n")
+	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions, %d off-topic queries; Go standard library of %s\n", len(outs), len(off), goVersion)
+	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10` (0: not there); then the answer's confidence\n")
 	line := func(name string, s stats) {
 		fmt.Fprintf(&b, "%-8s n=%-3d recall@1 %.3f (%d)  recall@5 %.3f (%d)  mrr %.3f\n", name, s.N, s.Recall1, s.Top1, s.Recall5, s.Top5, s.MRR)
 	}
@@ -148,13 +210,20 @@ func golden(outs []outcome, goVersion string) string {
 		}
 	}
 	line("all", score(outs))
+	n, share := lowShare(outs)
+	fmt.Fprintf(&b, "confidence low: questions %d of %d (%.3f), ", n, len(outs), share)
+	n, share = lowShare(off)
+	fmt.Fprintf(&b, "off-topic %d of %d (%.3f)\n", n, len(off), share)
 	for _, o := range outs {
 		// An issue-style query is listed by its title line.
 		title, rest, _ := strings.Cut(o.Query, "\n")
 		if strings.TrimSpace(rest) != "" {
 			title += " …"
 		}
-		fmt.Fprintf(&b, "rank %2d  %-7s  %s\n", o.Rank, o.Corpus, title)
+		fmt.Fprintf(&b, "rank %2d  %-6s  %-7s  %s\n", o.Rank, o.Confidence, o.Corpus, title)
+	}
+	for _, o := range off {
+		fmt.Fprintf(&b, "%-6s  %s  %s\n", o.Confidence, offTopic, o.Query)
 	}
 	return b.String()
 }
@@ -221,6 +290,9 @@ func suite(ctx context.Context, bin string, dirs map[string]string, qs []questio
 	var out []outcome
 	for _, q := range qs {
 		dir := dirs[q.Corpus]
+		if q.Corpus == offTopic {
+			dir = dirs["goroot"]
+		}
 		if index && !indexed[dir] {
 			if _, err := run(dir, "index", "--repo", dir); err != nil {
 				return nil, err
@@ -235,6 +307,7 @@ func suite(ctx context.Context, bin string, dirs map[string]string, qs []questio
 			Results []struct {
 				Path string `json:"path"`
 			} `json:"results"`
+			Confidence string `json:"confidence"`
 		}
 		if err := json.Unmarshal(b, &a); err != nil {
 			return nil, fmt.Errorf("decoding ctx find output for %q: %v", q.Query, err)
@@ -243,7 +316,7 @@ func suite(ctx context.Context, bin string, dirs map[string]string, qs []questio
 		for i, r := range a.Results {
 			paths[i] = r.Path
 		}
-		out = append(out, outcome{question: q, Rank: rankOf(paths, q.Targets, 10)})
+		out = append(out, outcome{question: q, Rank: rankOf(paths, q.Targets, 10), Confidence: a.Confidence})
 	}
 	return out, nil
 }
@@ -266,7 +339,7 @@ func mainErr(bin, goroot string, index bool, outFile string, w io.Writer) error 
 		return err
 	}
 	module := ctxproc.ModuleRoot()
-	qs, err := loadQuestions(filepath.Join(suiteDir(module), "queries.json"))
+	qs, err := allQueries(module)
 	if err != nil {
 		return err
 	}
@@ -283,6 +356,20 @@ func mainErr(bin, goroot string, index bool, outFile string, w io.Writer) error 
 		return writeFile(outFile, text)
 	}
 	return nil
+}
+
+// allQueries returns the questions of queries.json followed by the
+// off-topic queries of testdata/offtopic.txt.
+func allQueries(module string) ([]question, error) {
+	qs, err := loadQuestions(filepath.Join(suiteDir(module), "queries.json"))
+	if err != nil {
+		return nil, err
+	}
+	off, err := loadOffTopic(filepath.Join(suiteDir(module), "testdata", "offtopic.txt"))
+	if err != nil {
+		return nil, err
+	}
+	return append(qs, off...), nil
 }
 
 // suiteDir is this command's directory in the module at root.

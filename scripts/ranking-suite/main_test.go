@@ -92,7 +92,7 @@ func TestRankingGolden(t *testing.T) {
 	// The default: the built-in model.
 	t.Setenv("CTX_EMBED_PROVIDER", "")
 	os.Unsetenv("CTX_EMBED_PROVIDER")
-	qs, err := loadQuestions(filepath.Join(suiteDir(root), "queries.json"))
+	qs, err := allQueries(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +116,13 @@ func TestRankingGolden(t *testing.T) {
 	outs, err := suite(context.Background(), bin, corpusDirs(goroot, root), qs, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	questions, off := split(outs)
+	if n, share := lowShare(questions); share > maxQuestionsLow {
+		t.Errorf("%d of %d questions graded low confidence (%.3f), more than %.2f", n, len(questions), share, maxQuestionsLow)
+	}
+	if n, share := lowShare(off); share < minOffTopicLow {
+		t.Errorf("%d of %d off-topic queries graded low confidence (%.3f), fewer than %.2f", n, len(off), share, minOffTopicLow)
 	}
 	got := golden(outs, runtime.Version())
 	file := filepath.Join(suiteDir(root), "testdata", "golden.txt")

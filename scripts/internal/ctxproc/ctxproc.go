@@ -161,3 +161,19 @@ func Binary(path string) (string, error) {
 	}
 	return abs, nil
 }
+
+// QueryLines returns the queries of a text file: one a line, blank lines
+// and # comments left out.
+func QueryLines(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
