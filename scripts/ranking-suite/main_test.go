@@ -54,17 +54,18 @@ func TestScore(t *testing.T) {
 // alone, which is how TestRankingGolden compares a run without the SDK.
 func TestCorpusLines(t *testing.T) {
 	outs := []outcome{
-		{question{Corpus: "goroot", Query: "a"}, 1},
-		{question{Corpus: "mcp-sdk", Query: "b"}, 2},
-		{question{Corpus: "goroot", Query: "c\nissue body"}, 0},
+		{question: question{Corpus: "goroot", Query: "a"}, Rank: 1, Confidence: "high"},
+		{question: question{Corpus: "mcp-sdk", Query: "b"}, Rank: 2, Confidence: "medium"},
+		{question: question{Corpus: "goroot", Query: "c\nissue body"}, Confidence: "low"},
+		{question: question{Corpus: offTopic, Query: "zebra"}, Confidence: "low"},
 	}
-	goOnly := slices.DeleteFunc(slices.Clone(outs), func(o outcome) bool { return o.Corpus != "goroot" })
+	goOnly := slices.DeleteFunc(slices.Clone(outs), func(o outcome) bool { return o.Corpus == "mcp-sdk" })
 	want := corpusLines(golden(outs, "go1"), []string{"goroot"})
 	if got := corpusLines(golden(goOnly, "go1"), []string{"goroot"}); got != want {
 		t.Errorf("goroot lines of a goroot-only run:\n%s\nwant:\n%s", got, want)
 	}
-	if n := strings.Count(want, "\n"); n != 3 || strings.Contains(want, "mcp-sdk") || strings.Contains(want, "all ") {
-		t.Errorf("corpusLines kept %d lines, want the goroot stats and 2 ranks:\n%s", n, want)
+	if n := strings.Count(want, "\n"); n != 4 || strings.Contains(want, "mcp-sdk") || strings.Contains(want, "all ") {
+		t.Errorf("corpusLines kept %d lines, want the goroot stats, 2 ranks and the off-topic query:\n%s", n, want)
 	}
 }
 
@@ -170,14 +171,16 @@ func countCorpus(qs []question, c string) int {
 }
 
 // corpusLines keeps the lines of a golden text that belong to the corpora
-// in cs: their stats lines and their questions' rank lines, in order. The
-// header and the "all" line, which count every corpus, are dropped.
+// in cs: their stats lines, their questions' rank lines and the off-topic
+// queries' lines (asked of goroot), in order. The header, the "all" line
+// and the confidence summary, which count every corpus, are dropped.
 func corpusLines(text string, cs []string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
 		f := strings.Fields(l)
 		switch {
-		case len(f) >= 3 && f[0] == "rank" && slices.Contains(cs, f[2]),
+		case len(f) >= 4 && f[0] == "rank" && slices.Contains(cs, f[3]),
+			len(f) >= 2 && f[1] == offTopic,
 			len(f) >= 2 && strings.HasPrefix(f[1], "n=") && slices.Contains(cs, f[0]):
 			b.WriteString(l + "\n")
 		}
