@@ -261,7 +261,7 @@ func noticeNames(dir string) []string {
 		if e.IsDir() {
 			continue
 		}
-		for _, p := range []string{"LICENSE", "LICENCE", "COPYING", "NOTICE", "PATENTS", "AUTHORS", "NOTE"} {
+		for _, p := range []string{"LICENSE", "LICENCE", "COPYING", "COPYRIGHT", "NOTICE", "PATENTS", "AUTHORS", "NOTE"} {
 			if strings.HasPrefix(u, p) {
 				names = append(names, e.Name())
 				break
@@ -287,14 +287,14 @@ func addFiles(c *component, dir string, names []string) error {
 }
 
 // licenceOf names the licences of a component's licence files (those
-// named LICENSE, LICENCE or COPYING with at most an extension; notices,
+// named LICENSE, LICENCE, COPYING or COPYRIGHT with at most an extension; notices,
 // patent grants and third-party lists are reproduced but not classified),
 // joined by " AND ", or "unknown".
 func licenceOf(files []noticeFile) string {
 	var ls []string
 	for _, f := range files {
 		base := strings.ToUpper(strings.TrimSuffix(f.Name, filepath.Ext(f.Name)))
-		if base != "LICENSE" && base != "LICENCE" && base != "COPYING" {
+		if base != "LICENSE" && base != "LICENCE" && base != "COPYING" && base != "COPYRIGHT" {
 			continue
 		}
 		ls = append(ls, classify(f.Text)...)
