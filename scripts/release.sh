@@ -66,7 +66,7 @@ for t in "${TARGETS[@]}"; do
   CGO_ENABLED=1 GOOS=$goos GOARCH=$goarch GOFLAGS=-buildvcs=false \
     CC="$ZIG cc -target $cc_target ${!cf_var:-}" CXX="$ZIG c++ -target $cc_target ${!cf_var:-}" \
     go build -trimpath -tags "${!tags_var:-}" -o "$dir/ctx" \
-      -ldflags "-s -w ${!ld_var:-} -X $pkg.release=$version -X $pkg.commit=$commit -X $pkg.commitTime=$commit_time -X $pkg.modified=$modified" \
+      -ldflags "-w ${!ld_var:-} -X $pkg.release=$version -X $pkg.commit=$commit -X $pkg.commitTime=$commit_time -X $pkg.modified=$modified" \
       "$MAIN"
   go run ./scripts/release/check -goos "$goos" -goarch "$goarch" "$dir/ctx" >&2
   # Zig's linker puts musl and its compiler runtime into the static linux
