@@ -230,6 +230,15 @@ No services, no API keys, no downloads.`,
 		SilenceErrors: true,
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{err} })
+	// --version prints what `ctx version` prints; without it, the root
+	// prints its help as before.
+	showVersion := cmd.Flags().Bool("version", false, "print the version, commit and built-in model (as ctx version)")
+	cmd.RunE = func(c *cobra.Command, _ []string) error {
+		if *showVersion {
+			return runVersion(c.Context(), &versionOptions{deps: deps})
+		}
+		return c.Help()
+	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&deps.repo, "repo", "", "root to index and search (default: the enclosing git work tree, else the current directory)")
 	pf.StringVar(&deps.cacheDir, "cache-dir", "", "where index databases live (default: $CTX_CACHE_DIR, else the user cache dir/ctx)")
@@ -238,7 +247,7 @@ No services, no API keys, no downloads.`,
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
 		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
 		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps), newConfigCmd(deps), newAuthCmd(deps),
-		newEvalCmd(deps, nil))
+		newEvalCmd(deps, nil), newVersionCmd(deps))
 	return cmd
 }
 

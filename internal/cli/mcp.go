@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/mcpserver"
+	"github.com/ctx-dev/ctx/internal/version"
 )
 
 type mcpOptions struct {
@@ -156,7 +156,7 @@ func (o *mcpOptions) newServer() (*mcpserver.Server, error) {
 		return nil, err
 	}
 	return mcpserver.New(mcpserver.Options{
-		Root: root, Config: cfg, Tools: mcpserver.ToolSet(o.tools), Version: version(),
+		Root: root, Config: cfg, Tools: mcpserver.ToolSet(o.tools), Version: version.Get().Version,
 		Logger: d.logger(cfg), AutoIndex: !o.noAutoIndex,
 	})
 }
@@ -209,12 +209,4 @@ func runServe(ctx context.Context, opts *mcpOptions) error {
 		defer cancel()
 		return srv.Shutdown(shut)
 	}
-}
-
-// version is the module version ctx was built as ("dev" in a work tree).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
