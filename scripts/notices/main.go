@@ -12,7 +12,7 @@
 //
 // It fails when a linked module has no licence file, when its licence is
 // not one ctx accepts (MIT, BSD-2-Clause, BSD-3-Clause, ISC, Apache-2.0,
-// MPL-2.0), or when a linked grammar has no directory in upstream/. The
+// MPL-2.0, CC-BY-4.0, OFL-1.1, FTL), or when a linked grammar has no directory in upstream/. The
 // output is deterministic: no timestamp, modules in path order.
 package main
 
@@ -38,9 +38,26 @@ const treeSitter = "github.com/smacker/go-tree-sitter"
 // accepted are the licences a linked component may carry. MPL-2.0 is
 // file-level copyleft: a binary may be distributed under other terms as
 // long as the MPL files' source stays available (the notices say where).
+// CC-BY-4.0 (an SVG writer the eval report's charts use) asks for
+// attribution and the licence's text, which the notices carry. OFL-1.1
+// allows fonts to be bundled with software as long as they are not sold
+// alone and keep the licence (the Liberation fonts the charts embed carry
+// it in LICENSE-SIL, reproduced beside their Go code's BSD licence). FTL (see chosenLicence) is BSD-like with a credit line in the
+// documentation.
 var accepted = map[string]bool{
 	"MIT": true, "BSD-2-Clause": true, "BSD-3-Clause": true, "ISC": true,
-	"Apache-2.0": true, "MPL-2.0": true,
+	"Apache-2.0": true, "MPL-2.0": true, "CC-BY-4.0": true, "OFL-1.1": true,
+	"FTL": true,
+}
+
+// chosenLicence names, for a module that offers a choice of licences,
+// the file (relative to the module) of the one ctx takes, reproduced with
+// the module's own licence statement. github.com/golang/freetype (linked
+// through the chart library of ctx eval's report) is FreeType License or
+// GPL-2.0-or-later: ctx takes the FreeType License (FTL), whose credit
+// line the notices' header carries.
+var chosenLicence = map[string][]string{
+	"github.com/golang/freetype": {"licenses/ftl.txt"},
 }
 
 // component is one body of third-party code in the binary.
@@ -177,7 +194,7 @@ func collect(opts options) ([]component, error) {
 			return nil, fmt.Errorf("module %s@%s is not in the module cache (go mod download)", m.path, m.version)
 		}
 		c := component{Name: m.path, Version: m.version, Source: "https://pkg.go.dev/" + m.path + "@" + m.version}
-		if err := addFiles(&c, m.dir, noticeNames(m.dir)); err != nil {
+		if err := addFiles(&c, m.dir, append(noticeNames(m.dir), chosenLicence[m.path]...)); err != nil {
 			return nil, err
 		}
 		comps = append(comps, c)
@@ -337,8 +354,14 @@ func classify(text string) []string {
 	if mpl {
 		ls = append(ls, "MPL-2.0")
 	}
+	// A choice between the FreeType License and the GPL is taken as the
+	// FreeType License (chosenLicence reproduces its text).
+	ftl := has(t, "your choice of") && has(t, "freetype license")
+	if ftl || has(t, "the freetype project license") {
+		ls = append(ls, "FTL")
+	}
 	// MPL-2.0's text names the GNU licences as its "Secondary Licenses".
-	if !mpl && (has(t, "gnu general public license") || has(t, "gnu lesser general public license") || has(t, "gnu affero")) {
+	if !mpl && !ftl && (has(t, "gnu general public license") || has(t, "gnu lesser general public license") || has(t, "gnu affero")) {
 		ls = append(ls, "GPL-family")
 	}
 	if has(t, "permission is hereby granted, free of charge") {
@@ -353,6 +376,12 @@ func classify(text string) []string {
 		} else {
 			ls = append(ls, "BSD-2-Clause")
 		}
+	}
+	if has(t, "creative commons attribution 4.0 international public license") {
+		ls = append(ls, "CC-BY-4.0")
+	}
+	if has(t, "sil open font license") && has(t, "version 1.1") {
+		ls = append(ls, "OFL-1.1")
 	}
 	// The MCP SDK's LICENSE: Apache-2.0, with contributions not yet
 	// relicensed remaining under MIT.
@@ -406,6 +435,12 @@ given with them (MPL-2.0 section 3.2). The NOTICE files reproduced below are
 the attribution notices that Apache-2.0 section 4(d) asks a distributor to carry.
 
 `)
+	for _, c := range comps {
+		if c.Licence == "FTL" {
+			// The FreeType License's credit clause (its section 3).
+			fmt.Fprintf(&b, "Portions of this software (%s) are copyright The FreeType Project\n(www.freetype.org) and the Freetype-Go authors, used under the FreeType License.\n\n", c.Name)
+		}
+	}
 	for _, c := range comps {
 		fmt.Fprintf(&b, "%s\n%s", rule, c.Name)
 		if c.Version != "" {
