@@ -95,7 +95,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, fmt.Sprintf("no index for %s yet; indexing first", e.Root()))
+	phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, firstIndexNote(e))
 	eo := engine.EvalOptions{Queries: opts.queries, Seed: opts.seed, All: opts.all, KeepNames: opts.keepNames,
 		Details: opts.details || opts.html != "", Phase: phase}
 	if d.IO.ErrTTY && !opts.json {
