@@ -78,6 +78,7 @@ memory).`,
 	f := cmd.Flags()
 	f.IntVarP(&opts.queries, "queries", "n", eval.DefaultQueries, "ask at most this many queries")
 	f.Uint64Var(&opts.seed, "seed", 1, "pick the queries with this seed")
+	f.BoolVar(&opts.deps.force, "force", false, "index the root first even where ctx would refuse it: /, the home directory, or over CTX_NON_REPO_MAX_FILES files outside a git work tree")
 	f.BoolVar(&opts.all, "all", false, "ask of every file, not only those ctx train holds out")
 	f.BoolVar(&opts.keepNames, "keep-names", false, "leave the definition's own name in doc-comment queries")
 	f.BoolVar(&opts.json, "json", false, "print one JSON object")
