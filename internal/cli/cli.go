@@ -200,8 +200,12 @@ func usageErrors(root *cobra.Command) {
 	if root.SuggestionsMinimumDistance <= 0 {
 		root.SuggestionsMinimumDistance = 2
 	}
+	bare := root.RunE // what the root does with no argument (help, --version)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
+			if bare != nil {
+				return bare(cmd, args)
+			}
 			return cmd.Help()
 		}
 		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
@@ -235,7 +239,10 @@ No services, no API keys, no downloads.`,
 	showVersion := cmd.Flags().Bool("version", false, "print the version, commit and built-in model (as ctx version)")
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		if *showVersion {
-			return runVersion(c.Context(), &versionOptions{deps: deps})
+			// The root's hidden --json (see usageErrors) asks for the
+			// version as JSON, as `ctx version --json` prints it.
+			asJSON, _ := c.Flags().GetBool("json")
+			return runVersion(c.Context(), &versionOptions{deps: deps, json: asJSON})
 		}
 		return c.Help()
 	}
