@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/ctx-dev/ctx/internal/tomltext"
 )
 
 // The settings files are edited as text, one statement at a time, so that
@@ -33,279 +32,30 @@ type stmt struct {
 	valStart, valEnd int
 }
 
-type scanner struct {
-	src []byte
-	i   int
-}
-
 var errSyntax = errors.New("not TOML this editor can change")
 
-// scanStatements splits src into statements. It accepts what it needs
-// for the settings files; anything else is errSyntax (the caller has
-// already had the TOML library read the file).
+// scanStatements splits src into statements ([tomltext.Scan]), each key
+// with its full path and marked when it lies under an array of tables.
+// What the scanner cannot follow is errSyntax (the caller has already had
+// the TOML library read the file).
 func scanStatements(src []byte) ([]stmt, error) {
-	sc := &scanner{src: src}
-	var out []stmt
+	ts, err := tomltext.Scan(src)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errSyntax, err)
+	}
+	out := make([]stmt, len(ts))
 	var table []string
 	array := false
-	for {
-		sc.skipBlank(true)
-		if sc.i >= len(src) {
-			return out, nil
-		}
-		st := stmt{start: bytes.LastIndexByte(src[:sc.i], '\n') + 1}
-		if src[sc.i] == '[' {
-			st.header = true
-			st.arrayTable = sc.i+1 < len(src) && src[sc.i+1] == '['
-			sc.i++
-			if st.arrayTable {
-				sc.i++
-			}
-			key, err := sc.key()
-			if err != nil {
-				return nil, err
-			}
-			closing := "]"
-			if st.arrayTable {
-				closing = "]]"
-			}
-			if !bytes.HasPrefix(src[sc.i:], []byte(closing)) {
-				return nil, errSyntax
-			}
-			sc.i += len(closing)
-			table, array, st.path = key, st.arrayTable, key
+	for i, t := range ts {
+		st := stmt{header: t.Header, arrayTable: t.Array || !t.Header && array, start: t.Start, end: t.End, valStart: t.ValStart, valEnd: t.ValEnd}
+		if t.Header {
+			table, array, st.path = t.Key, t.Array, t.Key
 		} else {
-			key, err := sc.key()
-			if err != nil {
-				return nil, err
-			}
-			if sc.i >= len(src) || src[sc.i] != '=' {
-				return nil, errSyntax
-			}
-			sc.i++
-			sc.skipSpace()
-			st.valStart = sc.i
-			if err := sc.value(); err != nil {
-				return nil, err
-			}
-			st.valEnd = sc.i
-			st.path = append(slices.Clone(table), key...)
-			st.arrayTable = array
+			st.path = append(slices.Clone(table), t.Key...)
 		}
-		sc.skipSpace()
-		if sc.i < len(src) && src[sc.i] == '#' {
-			sc.skipComment()
-		}
-		if sc.i < len(src) && src[sc.i] == '\r' {
-			sc.i++
-		}
-		if sc.i < len(src) {
-			if src[sc.i] != '\n' {
-				return nil, errSyntax
-			}
-			sc.i++
-		}
-		st.end = sc.i
-		out = append(out, st)
+		out[i] = st
 	}
-}
-
-func (sc *scanner) skipSpace() {
-	for sc.i < len(sc.src) && (sc.src[sc.i] == ' ' || sc.src[sc.i] == '\t') {
-		sc.i++
-	}
-}
-
-func (sc *scanner) skipComment() {
-	for sc.i < len(sc.src) && sc.src[sc.i] != '\n' {
-		sc.i++
-	}
-}
-
-// skipBlank skips spaces, and newlines and comments when lines is set.
-func (sc *scanner) skipBlank(lines bool) {
-	for sc.i < len(sc.src) {
-		switch sc.src[sc.i] {
-		case ' ', '\t':
-			sc.i++
-		case '\r', '\n':
-			if !lines {
-				return
-			}
-			sc.i++
-		case '#':
-			if !lines {
-				return
-			}
-			sc.skipComment()
-		default:
-			return
-		}
-	}
-}
-
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+`)
-
-// key reads a dotted key and the spaces after it.
-func (sc *scanner) key() ([]string, error) {
-	var parts []string
-	for {
-		sc.skipSpace()
-		if sc.i >= len(sc.src) {
-			return nil, errSyntax
-		}
-		switch sc.src[sc.i] {
-		case '"':
-			j := sc.i + 1
-			for j < len(sc.src) && sc.src[j] != '"' && sc.src[j] != '\n' {
-				if sc.src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(sc.src) || sc.src[j] != '"' {
-				return nil, errSyntax
-			}
-			s, err := strconv.Unquote(string(sc.src[sc.i : j+1]))
-			if err != nil {
-				s = string(sc.src[sc.i+1 : j])
-			}
-			parts = append(parts, s)
-			sc.i = j + 1
-		case '\'':
-			j := bytes.IndexAny(sc.src[sc.i+1:], "'\n")
-			if j < 0 || sc.src[sc.i+1+j] != '\'' {
-				return nil, errSyntax
-			}
-			parts = append(parts, string(sc.src[sc.i+1:sc.i+1+j]))
-			sc.i += j + 2
-		default:
-			m := bareKey.Find(sc.src[sc.i:])
-			if m == nil {
-				return nil, errSyntax
-			}
-			parts = append(parts, string(m))
-			sc.i += len(m)
-		}
-		sc.skipSpace()
-		if sc.i < len(sc.src) && sc.src[sc.i] == '.' {
-			sc.i++
-			continue
-		}
-		return parts, nil
-	}
-}
-
-// value skips one value: a string of any of the four forms, an array, an
-// inline table, or a bare scalar (number, bool, date).
-func (sc *scanner) value() error {
-	src := sc.src
-	if sc.i >= len(src) {
-		return errSyntax
-	}
-	switch {
-	case bytes.HasPrefix(src[sc.i:], []byte(`"""`)), bytes.HasPrefix(src[sc.i:], []byte(`'''`)):
-		delim := src[sc.i : sc.i+3]
-		escapes := delim[0] == '"'
-		j := sc.i + 3
-		for {
-			if j >= len(src) {
-				return errSyntax
-			}
-			if escapes && src[j] == '\\' {
-				j += 2
-				continue
-			}
-			if bytes.HasPrefix(src[j:], delim) {
-				j += 3
-				// Up to two quotes right before the delimiter belong to
-				// the string.
-				for k := 0; k < 2 && j < len(src) && src[j] == delim[0]; k++ {
-					j++
-				}
-				sc.i = j
-				return nil
-			}
-			j++
-		}
-	case src[sc.i] == '"':
-		j := sc.i + 1
-		for j < len(src) && src[j] != '"' && src[j] != '\n' {
-			if src[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(src) || src[j] != '"' {
-			return errSyntax
-		}
-		sc.i = j + 1
-		return nil
-	case src[sc.i] == '\'':
-		j := bytes.IndexAny(src[sc.i+1:], "'\n")
-		if j < 0 || src[sc.i+1+j] != '\'' {
-			return errSyntax
-		}
-		sc.i += j + 2
-		return nil
-	case src[sc.i] == '[':
-		sc.i++
-		for {
-			sc.skipBlank(true)
-			if sc.i >= len(src) {
-				return errSyntax
-			}
-			switch src[sc.i] {
-			case ']':
-				sc.i++
-				return nil
-			case ',':
-				sc.i++
-				continue
-			}
-			if err := sc.value(); err != nil {
-				return err
-			}
-		}
-	case src[sc.i] == '{':
-		sc.i++
-		for {
-			sc.skipBlank(true)
-			if sc.i >= len(src) {
-				return errSyntax
-			}
-			switch src[sc.i] {
-			case '}':
-				sc.i++
-				return nil
-			case ',':
-				sc.i++
-				continue
-			}
-			if _, err := sc.key(); err != nil {
-				return err
-			}
-			if sc.i >= len(src) || src[sc.i] != '=' {
-				return errSyntax
-			}
-			sc.i++
-			sc.skipSpace()
-			if err := sc.value(); err != nil {
-				return err
-			}
-		}
-	}
-	start := sc.i
-	for sc.i < len(src) && !strings.ContainsRune("\r\n#,]}", rune(src[sc.i])) {
-		sc.i++
-	}
-	for sc.i > start && (src[sc.i-1] == ' ' || src[sc.i-1] == '\t') {
-		sc.i--
-	}
-	if sc.i == start {
-		return errSyntax
-	}
-	return nil
+	return out, nil
 }
 
 // setText returns src with the key at path set to the TOML literal lit:
@@ -321,7 +71,7 @@ func setText(src []byte, path []string, lit string) ([]byte, error) {
 		return splice(src, st.valStart, st.valEnd, lit), nil
 	}
 	table, name := path[:len(path)-1], path[len(path)-1]
-	line := keyText([]string{name}) + " = " + lit + "\n"
+	line := tomltext.Key(name) + " = " + lit + "\n"
 	at := -1
 	if len(table) == 0 {
 		// Top-level keys go after the last one, else before the first
@@ -364,7 +114,7 @@ func setText(src []byte, path []string, lit string) ([]byte, error) {
 				}
 				b.WriteByte('\n')
 			}
-			b.WriteString("[" + keyText(table) + "]\n" + line)
+			b.WriteString("[" + tomltext.Key(table...) + "]\n" + line)
 			return b.Bytes(), nil
 		}
 	}
@@ -421,19 +171,6 @@ func splice(src []byte, from, to int, with string) []byte {
 	out = append(out, src[:from]...)
 	out = append(out, with...)
 	return append(out, src[to:]...)
-}
-
-// keyText writes a dotted key, quoting the parts that are not bare.
-func keyText(parts []string) string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		if m := bareKey.FindString(p); m == p && p != "" {
-			out[i] = p
-		} else {
-			out[i] = strconv.Quote(p)
-		}
-	}
-	return strings.Join(out, ".")
 }
 
 // describeEditErr words a failed edit for the user.

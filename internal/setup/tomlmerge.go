@@ -2,15 +2,15 @@ package setup
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ctx-dev/ctx/internal/tomltext"
 )
 
 // otherTransportTOML are the keys of a Codex server reached over HTTP.
@@ -33,19 +33,19 @@ func mergeTOMLServer(doc []byte, name, command string, args []string) ([]byte, e
 	if defined && tomlSays(cur, command, args) {
 		return doc, nil
 	}
-	stmts, err := scanTOML(doc)
+	stmts, err := tomltext.Scan(doc)
 	if err != nil {
 		return nil, fmt.Errorf("cannot follow its TOML (%v); add [mcp_servers.%s] by hand", err, name)
 	}
 	path := []string{"mcp_servers", name}
-	hdr := slices.IndexFunc(stmts, func(s tomlStmt) bool { return s.header && !s.array && slices.Equal(s.key, path) })
+	hdr := slices.IndexFunc(stmts, func(s tomltext.Stmt) bool { return s.Header && !s.Array && slices.Equal(s.Key, path) })
 	nl := eol(doc)
-	cmdLine := "command = " + tomlString(command) + nl
+	cmdLine := "command = " + tomltext.String(command) + nl
 	argsLine := "args = " + tomlArray(args) + nl
 	var out []byte
 	switch {
 	case hdr >= 0:
-		out = editTOMLTable(doc, stmts, hdr, cmdLine, argsLine, tomlString(command), tomlArray(args))
+		out = editTOMLTable(doc, stmts, hdr, cmdLine, argsLine, tomltext.String(command), tomlArray(args))
 	case defined:
 		return nil, fmt.Errorf("defines mcp_servers.%s without a [mcp_servers.%s] header (as an inline table or dotted keys); make it a table or edit it by hand", name, name)
 	default:
@@ -54,7 +54,7 @@ func mergeTOMLServer(doc []byte, name, command string, args []string) ([]byte, e
 			// the library here lets it pass.
 			return nil, fmt.Errorf("defines mcp_servers as an inline table, which a [mcp_servers.%s] table cannot extend; make it a table or add ctx by hand", name)
 		}
-		out = appendBlock(doc, "["+tomlKey("mcp_servers")+"."+tomlKey(name)+"]\n"+cmdLine+argsLine)
+		out = appendBlock(doc, "["+tomltext.Key("mcp_servers")+"."+tomltext.Key(name)+"]\n"+cmdLine+argsLine)
 	}
 	if err := checkTOMLEdit(before, out, name, command, args); err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func mergeTOMLServer(doc []byte, name, command string, args []string) ([]byte, e
 
 // editTOMLTable sets command and args in the table whose header is
 // stmts[hdr].
-func editTOMLTable(doc []byte, stmts []tomlStmt, hdr int, cmdLine, argsLine, cmdVal, argsVal string) []byte {
+func editTOMLTable(doc []byte, stmts []tomltext.Stmt, hdr int, cmdLine, argsLine, cmdVal, argsVal string) []byte {
 	type edit struct {
 		start, end int
 		text       string
@@ -72,25 +72,25 @@ func editTOMLTable(doc []byte, stmts []tomlStmt, hdr int, cmdLine, argsLine, cmd
 	var edits []edit
 	cmdAt, argsAt := -1, -1
 	for _, s := range stmts[hdr+1:] {
-		if s.header {
+		if s.Header {
 			break
 		}
-		if len(s.key) != 1 {
+		if len(s.Key) != 1 {
 			continue
 		}
-		switch k := s.key[0]; {
+		switch k := s.Key[0]; {
 		case k == "command" && cmdAt < 0:
-			edits = append(edits, edit{s.valStart, s.valEnd, cmdVal})
-			cmdAt = s.end
+			edits = append(edits, edit{s.ValStart, s.ValEnd, cmdVal})
+			cmdAt = s.End
 		case k == "args" && argsAt < 0:
-			edits = append(edits, edit{s.valStart, s.valEnd, argsVal})
-			argsAt = s.end
+			edits = append(edits, edit{s.ValStart, s.ValEnd, argsVal})
+			argsAt = s.End
 		case slices.Contains(otherTransportTOML, k):
-			edits = append(edits, edit{s.start, s.end, ""})
+			edits = append(edits, edit{s.Start, s.End, ""})
 		}
 	}
 	// A header on the file's last line has no line ending to insert after.
-	after := stmts[hdr].end
+	after := stmts[hdr].End
 	lead := ""
 	if after == len(doc) && !bytes.HasSuffix(doc, []byte("\n")) {
 		lead = eol(doc)
@@ -143,14 +143,14 @@ func checkTOMLEdit(before map[string]any, out []byte, name, command string, args
 
 // inlineTOMLTable reports whether a key/value statement defines the
 // top-level key name (as an inline table, or anything but a table).
-func inlineTOMLTable(stmts []tomlStmt, name string) bool {
+func inlineTOMLTable(stmts []tomltext.Stmt, name string) bool {
 	var table []string
 	for _, s := range stmts {
-		if s.header {
-			table = s.key
+		if s.Header {
+			table = s.Key
 			continue
 		}
-		if len(table)+len(s.key) == 1 && append(slices.Clone(table), s.key...)[0] == name {
+		if len(table)+len(s.Key) == 1 && append(slices.Clone(table), s.Key...)[0] == name {
 			return true
 		}
 	}
@@ -221,287 +221,10 @@ func withoutOwned(doc map[string]any, name string) map[string]any {
 	return out
 }
 
-// tomlString encodes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func tomlArray(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = tomlString(x)
+		q[i] = tomltext.String(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// tomlKey writes k bare when TOML allows it, else quoted.
-func tomlKey(k string) string {
-	if k != "" && strings.Trim(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
-		return k
-	}
-	return tomlString(k)
-}
-
-// tomlStmt is one header or key/value line of a TOML document.
-type tomlStmt struct {
-	header bool // [table] or [[array]]
-	array  bool // [[array]]
-	key    []string
-	// start is the offset of the statement's line; end is just after its
-	// line ending (or the end of the document).
-	start, end int
-	// valStart and valEnd hold a key/value statement's value.
-	valStart, valEnd int
-}
-
-// scanTOML splits doc into headers and key/value statements, far enough to
-// know which table each key belongs to and where values start and end:
-// strings of all four kinds, multi-line arrays and inline tables, comments.
-// It checks little else; the library does that before and after the edit.
-func scanTOML(doc []byte) ([]tomlStmt, error) {
-	var out []tomlStmt
-	i := 0
-	for i < len(doc) {
-		start := i
-		i = skipTOMLBlank(doc, i)
-		if i >= len(doc) {
-			break
-		}
-		switch doc[i] {
-		case '\n':
-			i++
-			continue
-		case '\r', '#':
-			j, err := endTOMLLine(doc, i)
-			if err != nil {
-				return nil, err
-			}
-			i = j
-			continue
-		}
-		s := tomlStmt{start: start}
-		var err error
-		if doc[i] == '[' {
-			s.header = true
-			i++
-			if i < len(doc) && doc[i] == '[' {
-				s.array = true
-				i++
-			}
-			if s.key, i, err = scanTOMLKey(doc, i); err != nil {
-				return nil, err
-			}
-			close := "]"
-			if s.array {
-				close = "]]"
-			}
-			if !bytes.HasPrefix(doc[i:], []byte(close)) {
-				return nil, tomlErr(doc, i, "header without "+close)
-			}
-			i += len(close)
-		} else {
-			if s.key, i, err = scanTOMLKey(doc, i); err != nil {
-				return nil, err
-			}
-			if i >= len(doc) || doc[i] != '=' {
-				return nil, tomlErr(doc, i, "key without '='")
-			}
-			s.valStart = skipTOMLBlank(doc, i+1)
-			if s.valEnd, err = skipTOMLValue(doc, s.valStart); err != nil {
-				return nil, err
-			}
-			i = s.valEnd
-		}
-		if s.end, err = endTOMLLine(doc, i); err != nil {
-			return nil, err
-		}
-		i = s.end
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func tomlErr(doc []byte, off int, msg string) error {
-	line, _ := lineCol(doc, off)
-	return fmt.Errorf("line %d: %s", line, msg)
-}
-
-func skipTOMLBlank(doc []byte, i int) int {
-	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t') {
-		i++
-	}
-	return i
-}
-
-// endTOMLLine skips blanks and a comment and returns the offset after the
-// line ending.
-func endTOMLLine(doc []byte, i int) (int, error) {
-	i = skipTOMLBlank(doc, i)
-	if i < len(doc) && doc[i] == '#' {
-		for i < len(doc) && doc[i] != '\n' && doc[i] != '\r' {
-			i++
-		}
-	}
-	switch {
-	case i >= len(doc):
-		return i, nil
-	case doc[i] == '\n':
-		return i + 1, nil
-	case doc[i] == '\r' && i+1 < len(doc) && doc[i+1] == '\n':
-		return i + 2, nil
-	}
-	return 0, tomlErr(doc, i, fmt.Sprintf("unexpected %q", doc[i]))
-}
-
-// scanTOMLKey reads a dotted key of bare and quoted parts and the blanks
-// after it.
-func scanTOMLKey(doc []byte, i int) ([]string, int, error) {
-	var key []string
-	for {
-		i = skipTOMLBlank(doc, i)
-		if i >= len(doc) {
-			return nil, i, tomlErr(doc, i, "key expected")
-		}
-		switch doc[i] {
-		case '"', '\'':
-			j, err := skipTOMLString(doc, i)
-			if err != nil {
-				return nil, i, err
-			}
-			part := string(doc[i+1 : j-1])
-			if doc[i] == '"' {
-				if part, err = strconv.Unquote(string(doc[i:j])); err != nil {
-					return nil, i, tomlErr(doc, i, "quoted key: "+err.Error())
-				}
-			}
-			key = append(key, part)
-			i = j
-		default:
-			j := i
-			for j < len(doc) && (doc[j] == '_' || doc[j] == '-' || '0' <= doc[j] && doc[j] <= '9' || 'a' <= doc[j]|0x20 && doc[j]|0x20 <= 'z') {
-				j++
-			}
-			if j == i {
-				return nil, i, tomlErr(doc, i, fmt.Sprintf("unexpected %q in a key", doc[i]))
-			}
-			key = append(key, string(doc[i:j]))
-			i = j
-		}
-		i = skipTOMLBlank(doc, i)
-		if i >= len(doc) || doc[i] != '.' {
-			return key, i, nil
-		}
-		i++
-	}
-}
-
-// skipTOMLString returns the offset after the string that opens at doc[i]:
-// basic or literal, single- or multi-line.
-func skipTOMLString(doc []byte, i int) (int, error) {
-	q := doc[i]
-	triple := bytes.Repeat([]byte{q}, 3)
-	if bytes.HasPrefix(doc[i:], triple) {
-		for j := i + 3; j < len(doc); j++ {
-			if q == '"' && doc[j] == '\\' {
-				j++
-				continue
-			}
-			if bytes.HasPrefix(doc[j:], triple) {
-				j += 3
-				// Up to two quotes may end the content right before the
-				// closing delimiter.
-				for k := 0; k < 2 && j < len(doc) && doc[j] == q; k++ {
-					j++
-				}
-				return j, nil
-			}
-		}
-		return 0, tomlErr(doc, i, "unterminated multi-line string")
-	}
-	for j := i + 1; j < len(doc); j++ {
-		switch {
-		case q == '"' && doc[j] == '\\':
-			j++
-		case doc[j] == q:
-			return j + 1, nil
-		case doc[j] == '\n':
-			return 0, tomlErr(doc, i, "unterminated string")
-		}
-	}
-	return 0, tomlErr(doc, i, "unterminated string")
-}
-
-// skipTOMLValue returns the offset after the value that starts at doc[i]
-// on a key/value line.
-func skipTOMLValue(doc []byte, i int) (int, error) {
-	if i >= len(doc) {
-		return 0, tomlErr(doc, i, "value expected")
-	}
-	switch doc[i] {
-	case '"', '\'':
-		return skipTOMLString(doc, i)
-	case '[', '{':
-		depth := 0
-		for j := i; j < len(doc); j++ {
-			switch doc[j] {
-			case '"', '\'':
-				k, err := skipTOMLString(doc, j)
-				if err != nil {
-					return 0, err
-				}
-				j = k - 1
-			case '#':
-				for j < len(doc) && doc[j] != '\n' {
-					j++
-				}
-			case '[', '{':
-				depth++
-			case ']', '}':
-				if depth--; depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, tomlErr(doc, i, "unterminated array or inline table")
-	}
-	// A number, boolean or date-time, which may hold a space
-	// (1979-05-27 07:32:00): the rest of the line up to a comment.
-	j := i
-	for j < len(doc) && doc[j] != '#' && doc[j] != '\n' && doc[j] != '\r' {
-		j++
-	}
-	for j > i && (doc[j-1] == ' ' || doc[j-1] == '\t') {
-		j--
-	}
-	if j == i {
-		return 0, errors.New("value expected")
-	}
-	return j, nil
 }

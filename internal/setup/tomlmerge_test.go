@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -165,49 +164,5 @@ args = ["mcp"]
 				t.Errorf("second merge changed the result (-first +second):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestTOMLStringRoundTrip: commands with quotes, backslashes (Windows
-// paths) and control characters come back from a TOML parser unchanged.
-func TestTOMLStringRoundTrip(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{`C:\Program Files\ctx\ctx.exe`, `/opt/"ctx"/bin`, "tab\there", "bell\a", "ünï ✓", "${workspaceFolder}"} {
-		var v struct{ S string }
-		if _, err := toml.Decode("S = "+tomlString(s), &v); err != nil {
-			t.Errorf("%q: %v", s, err)
-			continue
-		}
-		if v.S != s {
-			t.Errorf("round trip of %q gave %q", s, v.S)
-		}
-	}
-}
-
-func TestScanTOMLHeaders(t *testing.T) {
-	t.Parallel()
-	doc := `top = { a = [1, { b = "]" }] }
-[ "a.b" . c ]
-x.y = 'z' # c
-[[arr]]
-`
-	stmts, err := scanTOML([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got [][]string
-	for _, s := range stmts {
-		k := append([]string(nil), s.key...)
-		if s.header {
-			k = append([]string{"header"}, k...)
-		}
-		if s.array {
-			k = append([]string{"array"}, k...)
-		}
-		got = append(got, k)
-	}
-	want := [][]string{{"top"}, {"header", "a.b", "c"}, {"x", "y"}, {"array", "header", "arr"}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("statements (-want +got):\n%s", diff)
 	}
 }
