@@ -55,9 +55,9 @@ with a warning and "degraded" in the JSON stats.
 Each find has a deadline, limits.request_timeout (CTX_REQUEST_TIMEOUT, default 10s; 0 for
 none). At nine tenths of it the search stops and answers with what it has found, marked
 "partial" in the JSON stats with the reason: a channel that had not finished, or a first index
-still being built (the answer then comes from the files indexed so far, and the next find or
-ctx index goes on with the index). With nothing found by then it fails with the timeout
-error. With --json an error is one JSON object on stdout, {"error": {"code", "message",
+another process is still building (the answer then comes from the files indexed so far). The
+first index this find builds itself runs to the end first; the deadline starts after it. With
+nothing found by then it fails with the timeout error. With --json an error is one JSON object on stdout, {"error": {"code", "message",
 "fix"}}, and the exit code follows the code (README: Error codes).
 
 Optional, off unless configured: with an LLM (CTX_LLM_PROVIDER) a complex question is split

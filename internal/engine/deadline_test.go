@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,93 +80,49 @@ func TestFindDeadlineSlowChannel(t *testing.T) {
 	}
 }
 
-// TestFindDeadlineFirstIndex: a find on an unindexed repository whose
-// automatic index outlasts the request deadline answers from the batches
-// the run has committed, marked partial with the progress; the run stops
-// with the call (the CLI process would exit), leaving an index that says
-// it is incomplete and that the next run completes. The test, not a
-// clock, says when the deadline comes: once the first batch is committed
-// and the run has stalled on its provider.
-func TestFindDeadlineFirstIndex(t *testing.T) {
+// TestFindFirstIndexBeforeDeadline: the request deadline bounds
+// answering, not the automatic first index a find asked for: a first index
+// that takes longer than the deadline runs to the end, and the search
+// after it gets a whole deadline of its own and a complete answer.
+func TestFindFirstIndexBeforeDeadline(t *testing.T) {
 	t.Parallel()
 	root := repo(t)
-	manyFiles(t, root, 2200, "alpha")
+	manyFiles(t, root, 200, "alpha")
 	cfg := testConfig(t)
-	cfg.RequestTimeout = time.Hour
-	// The first batch (1024 files) is embedded and committed; the run
-	// then stalls on the provider.
-	gate := &gatedEmbedder{Fake: embedtest.New(32), pass: 1100}
-	e := open(t, cfg, root, gate)
-	cut := make(chan struct{})
-	engine.CutNow(e, cut)
-	watcher := open(t, cfg, root, embedtest.New(32))
-	go func() {
-		defer close(cut)
-		for ctx := t.Context(); ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
-			if gate.seen.Load() <= gate.pass {
-				continue
-			}
-			// Stalled: cut once the first batch answers queries.
-			if r, err := watcher.Find(ctx, engine.FindRequest{Query: "alpha"}); err == nil && r.Stats.IndexState == "partial" {
-				return
-			}
-		}
-	}()
+	cfg.RequestTimeout = time.Second
+	slow := &slowEmbedder{Fake: embedtest.New(32), delay: 1500 * time.Millisecond}
+	e := open(t, cfg, root, slow)
+	start := time.Now()
 	resp, err := e.Find(t.Context(), engine.FindRequest{Query: "Handler12 alpha requests", Limit: 5, AutoIndex: true})
 	if err != nil {
-		t.Fatalf("find while the automatic index stalls: %v; want a partial answer", err)
+		t.Fatalf("find on an unindexed repository: %v", err)
 	}
-	st := resp.Stats
-	if !st.Partial || st.IndexState != "partial" || st.Progress == nil || st.Progress.FilesDone < 1024 || st.Progress.FilesTotal < 2200 || !strings.Contains(st.PartialReason, "request deadline") {
-		t.Errorf("stats %+v (progress %+v); want a partial answer cut by the request deadline, with the progress of 2200 files", st, st.Progress)
+	if took := time.Since(start); took < slow.delay {
+		t.Fatalf("find took %v, less than the index's %v: the test no longer outlasts the deadline", took, slow.delay)
 	}
-	if len(resp.Results) == 0 || resp.Indexed != nil {
-		t.Errorf("%d results, Indexed %+v; want results from the committed batch and no finished run", len(resp.Results), resp.Indexed)
+	if resp.Indexed == nil || resp.Stats.Partial || resp.Stats.IndexState != "" || len(resp.Results) == 0 {
+		t.Errorf("Indexed %+v, partial %v (%s), state %q, %d results; want a finished first index and a whole answer",
+			resp.Indexed, resp.Stats.Partial, resp.Stats.PartialReason, resp.Stats.IndexState, len(resp.Results))
 	}
-
-	// The run stopped when Find returned: nothing holds the index lock,
-	// and the index says its first run did not finish.
-	fresh := embedtest.New(32)
-	if st := status(t, open(t, cfg, root, fresh)); !st.Incomplete || st.Indexing {
-		t.Errorf("status after the cut run: incomplete %v, indexing %v; want incomplete and not indexing", st.Incomplete, st.Indexing)
-	}
-	_, err = open(t, cfg, root, fresh).Find(t.Context(), engine.FindRequest{Query: "alpha requests"})
-	if f := engine.Classify(err); !errors.Is(err, engine.ErrInterrupted) || f.Code != engine.CodeInterrupted {
-		t.Errorf("find without AutoIndex after the cut run: %v (%s); want interrupted", err, f.Code)
-	}
-	// The next run completes it.
-	index(t, open(t, cfg, root, fresh), engine.IndexOptions{})
-	if resp := find(t, open(t, cfg, root, fresh), engine.FindRequest{Query: "alpha requests"}); resp.Stats.Partial || resp.Stats.IndexState != "" {
-		t.Errorf("after the next run: partial %v, state %q", resp.Stats.Partial, resp.Stats.IndexState)
+	if st := status(t, open(t, cfg, root, embedtest.New(32))); st.Incomplete || st.Indexing {
+		t.Errorf("status after the find: incomplete %v, indexing %v; want a finished index", st.Incomplete, st.Indexing)
 	}
 }
 
-// TestFindDeadlineNothingCommitted: when the automatic index has
-// committed nothing by the deadline, find fails with the indexing error
-// and the run's progress, not with an empty answer.
-func TestFindDeadlineNothingCommitted(t *testing.T) {
-	t.Parallel()
-	root := repo(t)
-	manyFiles(t, root, 1500, "alpha")
-	cfg := testConfig(t)
-	cfg.RequestTimeout = time.Hour
-	// Some files are done (the progress is published), none committed.
-	gate := &gatedEmbedder{Fake: embedtest.New(32), pass: 200}
-	e := open(t, cfg, root, gate)
-	cut := make(chan struct{})
-	engine.CutNow(e, cut)
-	go func() {
-		defer close(cut)
-		for ctx := t.Context(); ctx.Err() == nil && gate.seen.Load() <= gate.pass; {
-			time.Sleep(20 * time.Millisecond)
+// slowEmbedder is a fake provider whose first call waits delay: an index
+// run that outlasts a short request deadline.
+type slowEmbedder struct {
+	*embedtest.Fake
+	delay time.Duration
+	once  sync.Once
+}
+
+func (s *slowEmbedder) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
+	s.once.Do(func() {
+		select {
+		case <-time.After(s.delay):
+		case <-ctx.Done():
 		}
-	}()
-	resp, err := e.Find(t.Context(), engine.FindRequest{Query: "alpha requests", AutoIndex: true})
-	f := engine.Classify(err)
-	if !errors.Is(err, engine.ErrIndexing) || f.Code != engine.CodeIndexing || f.Fix == "" {
-		t.Fatalf("find with nothing committed = %v, err %v (%+v); want the indexing error with its fix", resp, err, f)
-	}
-	if f.Progress == nil || f.Progress.FilesTotal < 1500 {
-		t.Errorf("Failure.Progress = %+v, want the run's progress over 1500 files", f.Progress)
-	}
+	})
+	return s.Fake.Embed(ctx, texts, kind)
 }

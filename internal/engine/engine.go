@@ -58,9 +58,6 @@ type Engine struct {
 	// sizeChecked is set once [Engine.CheckFirstIndex] has let the root
 	// through, so a watcher's check and its first run walk it once.
 	sizeChecked atomic.Bool
-	// cutNow, when closed, ends an automatic index's wait for the
-	// request's cut at once (tests; nil in use, so never).
-	cutNow <-chan struct{}
 }
 
 // Options configures [Open]; nil means defaults.

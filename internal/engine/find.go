@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -297,12 +296,22 @@ var ErrEmptyIndex = errors.New("index is empty")
 // the search stops gathering and answers with what it has, marked
 // [FindStats].Partial with the reason: recall channels that have not
 // finished are left out, vectors still loading leave the dense channel
-// out, context expansion and the optional model steps are skipped, and an
-// automatic first index still running answers from the files it has
-// committed (the run is then stopped when Find returns, its batches kept:
-// the next index run completes it). With nothing to answer from, Find
-// fails with [ErrTimeout], or [ErrIndexing] and the run's progress.
+// out, and context expansion and the optional model steps are skipped.
+// With nothing to answer from, Find fails with [ErrTimeout]. The
+// deadline bounds answering: an automatic first index (AutoIndex) runs to
+// the end first, reporting its phases, and the deadline starts after it;
+// answering from a first index's early batches would rank files the run
+// has not reached yet below worse ones, and a CLI process could not go on
+// with the run once it has answered.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
+	var indexed *IndexReport
+	if req.AutoIndex && !e.remoteBackend() {
+		rep, err := e.indexIfMissing(ctx, req.Phase)
+		if err != nil {
+			return nil, err
+		}
+		indexed = rep
+	}
 	ctx, cancel, limit := e.requestDeadline(ctx)
 	defer cancel()
 	req.cut = limit.cut
@@ -318,7 +327,26 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, limit.explain(ctx, err)
 	}
+	if indexed != nil {
+		resp.Indexed = indexed
+	}
 	return resp, nil
+}
+
+// indexIfMissing builds the root's index when it has none (a first run
+// that was interrupted is completed), and returns that run's report; nil
+// when the index exists or another run is building it (the search then
+// answers from what that run has committed). Errors: the run's.
+func (e *Engine) indexIfMissing(ctx context.Context, phase func(Phase)) (*IndexReport, error) {
+	_, release, _, err := e.openView(ctx)
+	if err == nil {
+		release()
+		return nil, nil
+	}
+	if !errors.Is(err, ErrNotIndexed) || errors.Is(err, ErrIndexing) {
+		return nil, nil // find reports it
+	}
+	return e.Index(ctx, IndexOptions{Phase: phase})
 }
 
 // requestLimit is a request's deadline as [Engine.requestDeadline] set
@@ -432,46 +460,6 @@ func (e *Engine) openView(ctx context.Context) (v *view, release func(), partial
 	return v, release, 0, err
 }
 
-// autoIndex builds a missing index for a find (FindRequest.AutoIndex).
-// Without a cut it waits for the run. With one it waits until the cut at
-// most: a run still going then goes on, so the find can answer from the
-// batches it has committed, and stop (which the caller must call when it
-// has answered) cancels it and waits for it to end. A run stopped so
-// keeps what it committed and is reported as interrupted; the next index
-// run (ctx index, or the next find) completes it.
-func (e *Engine) autoIndex(ctx context.Context, req FindRequest) (rep *IndexReport, stop func(), cut bool, err error) {
-	if req.cut.IsZero() {
-		rep, err := e.Index(ctx, IndexOptions{Phase: req.Phase})
-		return rep, func() {}, false, err
-	}
-	ictx, cancel := context.WithCancel(ctx)
-	type result struct {
-		rep *IndexReport
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := e.Index(ictx, IndexOptions{Phase: req.Phase})
-		done <- result{rep, err}
-	}()
-	timer := time.NewTimer(time.Until(req.cut))
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		cancel()
-		return r.rep, func() {}, false, r.err
-	case <-timer.C:
-	case <-e.cutNow:
-	}
-	var once sync.Once
-	return nil, func() {
-		once.Do(func() {
-			cancel()
-			<-done
-		})
-	}, true, nil
-}
-
 // find is the search itself: recall, fusion, ranking and expansion.
 func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	if e.remoteBackend() {
@@ -491,22 +479,6 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	// partialChunks is set while a run builds the first index: the
 	// answer comes at once from the files committed so far.
 	v, release, partialChunks, err := e.openView(ctx)
-	ownRunCut := false
-	if req.AutoIndex && errors.Is(err, ErrNotIndexed) && !errors.Is(err, ErrIndexing) {
-		rep, stop, cut, ierr := e.autoIndex(ctx, req)
-		if ierr != nil {
-			return nil, ierr
-		}
-		// Runs when find returns: after the answer is built from the
-		// run's committed batches, the run itself stops.
-		defer stop()
-		resp.Indexed, ownRunCut = rep, cut
-		v, release, partialChunks, err = e.openView(ctx)
-		if cut && errors.Is(err, ErrNotIndexed) && !errors.Is(err, ErrIndexing) {
-			// The run has not yet taken its lock or committed a batch.
-			err = fmt.Errorf("%w: the first index of %s is starting and did not commit any file within the request deadline; ask again in a moment", ErrIndexing, e.root)
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -627,11 +599,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if partial {
 		resp.Stats.IndexState, resp.Stats.Progress = "partial", v.progress()
 		resp.Stats.Stale = "the first index is being built (" + resp.Stats.Progress.String() + "): these results come from the files indexed so far, by the lexical channels alone"
-		reason := "the first index is still being built (" + resp.Stats.Progress.String() + "); the results come from the files indexed so far"
-		if ownRunCut {
-			reason = cutNote("the first index was built (" + resp.Stats.Progress.String() + "); the results come from the files indexed so far, and the next ctx find or ctx index goes on with it")
-		}
-		resp.Stats.markPartial(reason)
+		resp.Stats.markPartial("the first index is still being built (" + resp.Stats.Progress.String() + "); the results come from the files indexed so far")
 	}
 	switch {
 	case watched && !watchFresh:
