@@ -304,14 +304,24 @@ var ErrEmptyIndex = errors.New("index is empty")
 // has not reached yet below worse ones, and a CLI process could not go on
 // with the run once it has answered.
 func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, error) {
-	var indexed *IndexReport
-	if req.AutoIndex && !e.remoteBackend() {
-		rep, err := e.indexIfMissing(ctx, req.Phase)
-		if err != nil {
-			return nil, err
+	resp, err := e.findWithin(ctx, req)
+	if req.AutoIndex && errors.Is(err, ErrNotIndexed) && !errors.Is(err, ErrIndexing) && !e.remoteBackend() {
+		// No index yet, or a first run that did not finish: build it,
+		// then answer within a deadline of the answer's own.
+		rep, ierr := e.Index(ctx, IndexOptions{Phase: req.Phase})
+		if ierr != nil {
+			return nil, ierr
 		}
-		indexed = rep
+		if resp, err = e.findWithin(ctx, req); err == nil {
+			resp.Indexed = rep
+		}
 	}
+	return resp, err
+}
+
+// findWithin is [Engine.Find] on the index as it is, within the request
+// deadline.
+func (e *Engine) findWithin(ctx context.Context, req FindRequest) (*FindResponse, error) {
 	ctx, cancel, limit := e.requestDeadline(ctx)
 	defer cancel()
 	req.cut = limit.cut
@@ -327,26 +337,7 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, limit.explain(ctx, err)
 	}
-	if indexed != nil {
-		resp.Indexed = indexed
-	}
 	return resp, nil
-}
-
-// indexIfMissing builds the root's index when it has none (a first run
-// that was interrupted is completed), and returns that run's report; nil
-// when the index exists or another run is building it (the search then
-// answers from what that run has committed). Errors: the run's.
-func (e *Engine) indexIfMissing(ctx context.Context, phase func(Phase)) (*IndexReport, error) {
-	_, release, _, err := e.openView(ctx)
-	if err == nil {
-		release()
-		return nil, nil
-	}
-	if !errors.Is(err, ErrNotIndexed) || errors.Is(err, ErrIndexing) {
-		return nil, nil // find reports it
-	}
-	return e.Index(ctx, IndexOptions{Phase: phase})
 }
 
 // requestLimit is a request's deadline as [Engine.requestDeadline] set
