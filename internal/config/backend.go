@@ -1,10 +1,5 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Backend names where an index is kept and searched.
 type Backend struct {
 	// Name is "local" (the SQLite index in the cache directory, default)
@@ -26,13 +21,3 @@ type Backend struct {
 
 // Backends lists the valid Backend.Name values.
 var Backends = []string{"local", "weaviate"}
-
-// CheckBackend returns an error unless name is a valid backend name.
-func CheckBackend(name string) error {
-	for _, b := range Backends {
-		if name == b {
-			return nil
-		}
-	}
-	return fmt.Errorf("backend %q: want %s", name, strings.Join(Backends, " or "))
-}

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/discover"
@@ -76,5 +80,30 @@ func TestErrorfKeepsText(t *testing.T) {
 	err := engine.Errorf(engine.ErrNotFound, "reading %s: %w", "a.go", fs.ErrNotExist)
 	if err.Error() != "reading a.go: file does not exist" || !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Errorf = %q (is ErrNotExist %v, ErrNotFound %v)", err, errors.Is(err, fs.ErrNotExist), errors.Is(err, engine.ErrNotFound))
+	}
+}
+
+// TestREADMECodes: README's table of error codes lists every code of
+// [engine.Codes], in its order, and no other.
+func TestREADMECodes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []engine.Code
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "| code | meaning | exit |"):
+			in = true
+		case in && strings.HasPrefix(l, "| `"):
+			code, _, _ := strings.Cut(strings.TrimPrefix(l, "| `"), "`")
+			got = append(got, engine.Code(code))
+		case in && !strings.HasPrefix(l, "|"):
+			in = false
+		}
+	}
+	if !slices.Equal(got, engine.Codes()) {
+		t.Errorf("README's error codes %v, want %v", got, engine.Codes())
 	}
 }
