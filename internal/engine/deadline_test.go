@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,23 +25,6 @@ func (h hangingQueries) Embed(ctx context.Context, texts []string, kind embed.In
 		return nil, ctx.Err()
 	}
 	return h.Fake.Embed(ctx, texts, kind)
-}
-
-// gatedEmbedder answers its first pass calls as its Fake does (an index
-// run makes one a file); every call after them waits for its context to
-// end, as an index run stalled on a provider does.
-type gatedEmbedder struct {
-	*embedtest.Fake
-	pass int64
-	seen atomic.Int64
-}
-
-func (g *gatedEmbedder) Embed(ctx context.Context, texts []string, kind embed.InputKind) ([][]float32, error) {
-	if g.seen.Add(1) > g.pass {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	return g.Fake.Embed(ctx, texts, kind)
 }
 
 // TestFindDeadlineSlowChannel: with a provider that never answers a query
