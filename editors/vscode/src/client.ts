@@ -61,14 +61,19 @@ export interface ClientOptions {
   root: string;
   /** env replaces the environment of ctx processes when set. */
   env?: NodeJS.ProcessEnv;
-  /** timeoutMs bounds each call but index (default [DEFAULT_TIMEOUT_MS]). */
+  /**
+   * timeoutMs bounds each call but find and index (default
+   * [DEFAULT_TIMEOUT_MS]). find is bounded by ctx's own request deadline
+   * (CTX_REQUEST_TIMEOUT) except for the first index it builds, which a
+   * timeout here would interrupt; only the signal stops those two.
+   */
   timeoutMs?: number;
   /** log receives each command line and, after it ends, its exit and stderr. */
   log?: (line: string) => void;
 }
 
-/** DEFAULT_TIMEOUT_MS bounds a ctx call; a find may build the first index, so it is generous. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+/** DEFAULT_TIMEOUT_MS bounds a status, def, refs or setup call. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** FindOptions are the flags of a search. */
 export interface FindOptions {
@@ -81,7 +86,10 @@ export interface FindOptions {
 export class Client {
   constructor(readonly opts: ClientOptions) {}
 
-  /** find runs `ctx find --json QUERY`; the first find on an unindexed root builds its index. */
+  /**
+   * find runs `ctx find --json QUERY`, with no timeout: the first find on an
+   * unindexed root builds its index first, and ctx bounds the answer itself.
+   */
   async find(query: string, fo: FindOptions = {}, signal?: AbortSignal): Promise<FindAnswer> {
     const args = ["find", "--json"];
     if (fo.limit !== undefined) {
@@ -92,7 +100,7 @@ export class Client {
     }
     // "--" keeps a query that starts with "-" from being read as a flag.
     args.push("--", query);
-    return shaped(parseFind, await this.json(args, "ctx find", signal));
+    return shaped(parseFind, await this.json(args, "ctx find", signal, 0));
   }
 
   /** def runs `ctx def --json NAME`. */

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { Client, CtxError, Mode } from "./client";
 import { errorMessage } from "./messages";
 import { FindResult } from "./protocol";
-import { bareName, defLocation, diskLines, findLocation, LineReader, Location, refLocation, resultItem } from "./locations";
+import { bareName, defLocation, diskLines, findLocation, Location, refLocation, resultItem } from "./locations";
 import { errorView, statusView, StatusView } from "./statusview";
 
 /** Settings are the extension's configuration (package.json contributes.configuration). */
@@ -58,16 +58,6 @@ async function open(l: Location): Promise<void> {
   const ed = await vscode.window.showTextDocument(doc, { preview: true });
   ed.selection = new vscode.Selection(range.start, range.end);
   ed.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-}
-
-/** editorLines reads lines from open documents first (unsaved edits), then from disk. */
-function editorLines(): LineReader {
-  const disk = diskLines();
-  return async (file, line) => {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === "file" && d.uri.fsPath === file);
-    if (doc) return line < doc.lineCount ? doc.lineAt(line).text : undefined;
-    return disk(file, line);
-  };
 }
 
 /** ResultNode is a row of the search view. */
@@ -293,7 +283,8 @@ export function activate(context: vscode.ExtensionContext): void {
         void vscode.window.showInformationMessage(`ctx: no references to ${name} in ${f.name}.`);
         return;
       }
-      const read = editorLines();
+      // ctx's columns count the file on disk, so its lines are read from there.
+      const read = diskLines();
       const locs = await Promise.all(a.references.map((r) => refLocation(f.uri.fsPath, r, bareName(name), read)));
       const ed = vscode.window.activeTextEditor;
       if (ed) {

@@ -285,6 +285,16 @@ describe("a ctx that cannot run or answers badly", () => {
     assert.ok(errorMessage("def", err).actions.includes("Show output"));
   });
 
+  it("times out a status call, but lets a find (which may build the first index) run", async () => {
+    const bin = script("slow", `sleep 1; echo '{"query": "q", "results": [], "root": "/r", "files": 0}'`);
+    const c = new Client({ bin, root: fx.repo, env: fx.env, timeoutMs: 300 });
+    const err = await rejection(c.status());
+    assert.equal(err.code, "timeout");
+    assert.match(err.message, /status did not finish within/);
+    const a = await c.find("q");
+    assert.deepEqual(a.results, []);
+  });
+
   it("passes arguments without a shell", async () => {
     const out = path.join(fx.dir, "args.txt");
     const bin = script("echo-args", `printf '%s\\n' "$@" > '${out}'; echo '{"definitions": []}'`);
