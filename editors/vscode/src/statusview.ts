@@ -93,9 +93,12 @@ export function errorView(err: CtxError): StatusView {
     return { state: "indexing", text: `$(sync~spin) ctx${p}`, tooltip: `${err.message}${fix}`, fix: "", offerIndex: false };
   }
   if (err.notIndexed) {
+    // not_indexed: no index; stale (another build or model) and
+    // interrupted (a first run that stopped): one to rebuild or finish.
+    const missing = err.code === "not_indexed";
     return {
-      state: "not-indexed",
-      text: "$(circle-slash) ctx: not indexed",
+      state: missing ? "not-indexed" : "stale",
+      text: missing ? "$(circle-slash) ctx: not indexed" : `$(warning) ctx ${err.code}`,
       tooltip: `${err.message}${fix}`,
       fix: err.fix,
       offerIndex: err.fix.startsWith("ctx index"),

@@ -137,6 +137,17 @@ describe("status bar", () => {
     assert.match(m.text, /25% done: 1 of 4 files/);
   });
 
+  it("tells a missing index from one to rebuild or finish", () => {
+    const missing = errorView(new CtxError("not_indexed", "not indexed: /r has no index; run `ctx index`", "ctx index", 4));
+    assert.equal(missing.state, "not-indexed");
+    assert.equal(missing.text, "$(circle-slash) ctx: not indexed");
+    const interrupted = errorView(new CtxError("interrupted", "the first index run stopped", "ctx index", 4));
+    assert.equal(interrupted.state, "stale");
+    assert.equal(interrupted.text, "$(warning) ctx interrupted");
+    assert.ok(interrupted.offerIndex);
+    assert.equal(errorView(new CtxError("index_corrupt", "damaged", "ctx index --rebuild", 1)).state, "error");
+  });
+
   it("writes sizes with binary units", () => {
     assert.equal(formatBytes(512), "512 B");
     assert.equal(formatBytes(3.5 * 1024 * 1024), "3.5 MiB");
