@@ -451,16 +451,20 @@ func (e *Engine) install(ctx context.Context, tmp string, m *Manifest, name stri
 	_, err := os.Stat(e.dbPath)
 	exists := err == nil
 	if exists {
+		// A damaged index (its file is replaced below) has no
+		// generation to pass.
 		old, err := e.openDB(ctx, false)
-		if err != nil {
+		if err != nil && !errors.Is(err, store.ErrCorrupt) {
 			return err
 		}
-		kv, err := old.MetaKeys(ctx, store.MetaGeneration)
-		old.Close()
-		if err != nil {
-			return err
+		if err == nil {
+			kv, err := old.MetaKeys(ctx, store.MetaGeneration)
+			old.Close()
+			if err != nil && !errors.Is(err, store.ErrCorrupt) {
+				return err
+			}
+			gen = max(gen, headOf(kv).gen+1)
 		}
-		gen = max(gen, headOf(kv).gen+1)
 	}
 	kv := map[string]string{
 		store.MetaRoot:       e.root,
@@ -487,16 +491,33 @@ func (e *Engine) install(ctx context.Context, tmp string, m *Manifest, name stri
 		}
 		return nil
 	}
+	rep.Replaced = true
 	live, err := e.openDB(ctx, false)
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrCorrupt) {
 		return err
 	}
-	defer live.Close()
-	if _, err := live.ReplaceWith(ctx, tmp); err != nil {
-		return fmt.Errorf("installing the imported index: %w", err)
+	if err == nil {
+		_, err = live.ReplaceWith(ctx, tmp)
+		if err == nil {
+			return live.Close()
+		}
 	}
-	rep.Replaced = true
-	return nil
+	if ctx.Err() != nil {
+		if live != nil {
+			live.Close()
+		}
+		return ctx.Err()
+	}
+	// A damaged index cannot take the new content: its file is replaced
+	// instead, as a rebuild does (queries see no index for a moment).
+	e.log.Warn("the old index could not take the imported one's content; replacing its file", "err", err)
+	if live == nil {
+		live = &store.DB{}
+	}
+	if err := e.replaceFile(ctx, live, tmp); err != nil {
+		return err
+	}
+	return live.Close()
 }
 
 // ImportedFrom says where an index came from when it was installed by

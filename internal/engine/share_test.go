@@ -483,3 +483,27 @@ func TestExportRefuses(t *testing.T) {
 		t.Errorf("ExportIndex with secrets kept = %v, want ErrInvalidArgument", err)
 	}
 }
+
+// TestImportOverDamagedIndex: an index too damaged to take the archive's
+// content in a transaction has its file replaced instead.
+func TestImportOverDamagedIndex(t *testing.T) {
+	t.Parallel()
+	_, _, archive := exported(t)
+	eb, _, _ := indexed(t, testConfig(t))
+	for _, p := range []string{eb.DBPath() + "-wal", eb.DBPath() + "-shm"} {
+		os.Remove(p)
+	}
+	if err := os.WriteFile(eb.DBPath(), bytes.Repeat([]byte("not a database "), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := importArchive(t, eb, archive)
+	if err != nil {
+		t.Fatalf("ImportIndex over a damaged index: %v", err)
+	}
+	if !rep.Replaced || rep.Reindexed != 1 || rep.Added != 1 || rep.Removed != 1 {
+		t.Errorf("report %+v, want replaced with 1 re-indexed, 1 added, 1 removed", rep)
+	}
+	if got := hitPaths(find(t, eb, engine.FindRequest{Query: "jitter between attempts", Limit: 1})); len(got) != 1 || got[0] != "client/retry.go" {
+		t.Errorf("find after the import = %v, want client/retry.go", got)
+	}
+}
