@@ -3,6 +3,7 @@ package engine
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -145,13 +146,28 @@ type archiveReader struct {
 	tr *tar.Reader
 }
 
-func newArchiveReader(r io.Reader) (*archiveReader, error) {
-	zr, err := gzip.NewReader(r)
+// newArchiveReader starts reading an archive from r; reads fail with
+// ctx's error once it is done, so a canceled import stops mid-archive.
+func newArchiveReader(ctx context.Context, r io.Reader) (*archiveReader, error) {
+	zr, err := gzip.NewReader(ctxReader{ctx, r})
 	if err != nil {
 		return nil, corruptf("not a gzip-compressed ctx index archive: %v", err)
 	}
 	zr.Multistream(false)
 	return &archiveReader{zr: zr, tr: tar.NewReader(zr)}, nil
+}
+
+// ctxReader is r that fails with ctx's error once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // next returns the header of the next member, which must be the regular
@@ -211,7 +227,7 @@ func (a *archiveReader) copyDB(w io.Writer, m *Manifest) error {
 	n, err := io.Copy(io.MultiWriter(w, sum), io.LimitReader(a.tr, h.Size))
 	if err != nil {
 		var pe *os.PathError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("extracting %s: %w", archiveDB, err)
 		}
 		return corruptf("reading %s: %v", archiveDB, err)

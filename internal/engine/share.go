@@ -301,7 +301,7 @@ func (e *Engine) ImportIndex(ctx context.Context, r io.Reader, opts ImportIndexO
 			opts.Phase(ph)
 		}
 	}
-	ar, err := newArchiveReader(r)
+	ar, err := newArchiveReader(ctx, r)
 	if err != nil {
 		return nil, err
 	}

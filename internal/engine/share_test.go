@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -506,4 +507,35 @@ func TestImportOverDamagedIndex(t *testing.T) {
 	if got := hitPaths(find(t, eb, engine.FindRequest{Query: "jitter between attempts", Limit: 1})); len(got) != 1 || got[0] != "client/retry.go" {
 		t.Errorf("find after the import = %v, want client/retry.go", got)
 	}
+}
+
+// TestImportCanceled: an import canceled while it reads the archive
+// stops with the cancellation (not as a damaged archive) and leaves the
+// index as it was.
+func TestImportCanceled(t *testing.T) {
+	t.Parallel()
+	_, _, archive := exported(t)
+	eb, want, gen := indexed(t, testConfig(t))
+	ctx, cancel := context.WithCancel(t.Context())
+	r := &cancelAfter{r: bytes.NewReader(archive), n: len(archive) / 2, cancel: cancel}
+	_, err := eb.ImportIndex(ctx, r, engine.ImportIndexOptions{Name: "x"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, engine.ErrArchiveCorrupt) {
+		t.Fatalf("canceled ImportIndex = %v, want context.Canceled", err)
+	}
+	intact(t, eb, want, gen)
+}
+
+// cancelAfter reads r and calls cancel once n bytes were read.
+type cancelAfter struct {
+	r      io.Reader
+	n      int
+	cancel func()
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p[:min(len(p), 4096)])
+	if c.n -= n; c.n <= 0 {
+		c.cancel()
+	}
+	return n, err
 }
