@@ -285,9 +285,10 @@ func fault(stage string) error {
 // quick_check and its files table against the manifest's file list
 // ([ErrArchiveCorrupt]). It holds the lock `ctx index` takes. An existing
 // index is replaced in one transaction, so queries see the old index or
-// the new one, never a gap; a failure before that leaves it as it was.
-// Other errors: [discover.ErrUnsafeRoot], [ErrCacheDir], store and
-// embedder failures, ctx.
+// the new one, never a gap (one too damaged to open has its file
+// replaced, as a rebuild does); a failure before that leaves it as it
+// was. Other errors: [discover.ErrUnsafeRoot], [ErrCacheDir], store and
+// embedder failures, ctx's (also while the archive is read).
 func (e *Engine) ImportIndex(ctx context.Context, r io.Reader, opts ImportIndexOptions) (*IndexImportReport, error) {
 	start := time.Now()
 	if err := discover.CheckRoot(e.root, e.cfg.Home, e.cfg.Force); err != nil {
