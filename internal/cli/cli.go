@@ -255,6 +255,7 @@ No services, no API keys, no downloads.`,
 		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
 		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps), newConfigCmd(deps), newAuthCmd(deps),
 		newEvalCmd(deps, nil), newVersionCmd(deps))
+	cmd.AddCommand(newExportCmd(deps, nil), newImportCmd(deps, nil))
 	return cmd
 }
 

@@ -116,6 +116,13 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	fmt.Fprintf(w, "semantic:      %s\n", st.Semantic)
 	writeBackend(w, st)
 	fmt.Fprintf(w, "last indexed:  %s (generation %d)\n", st.LastIndexed.Local().Format(time.DateTime), st.Generation)
+	if im := st.Imported; im != nil {
+		from := im.Archive
+		if im.Origin != "" {
+			from += " of " + im.Origin
+		}
+		fmt.Fprintf(w, "imported:      from archive %s at its generation %d, %s\n", from, im.Generation, im.At.Local().Format(time.DateTime))
+	}
 	fmt.Fprintf(w, "identity:      schema %d, chunker %d, analyzer %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Analyzer, st.Identity.Model, st.Identity.Hash)
 	if st.Stale {
 		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)

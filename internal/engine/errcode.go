@@ -35,6 +35,8 @@ const (
 	CodeEmptyIndex          Code = "empty_index"
 	CodeIndexTooNew         Code = "index_too_new"
 	CodeIndexCorrupt        Code = "index_corrupt"
+	CodeArchiveIncompatible Code = "archive_incompatible"
+	CodeArchiveCorrupt      Code = "archive_corrupt"
 	CodeUsage               Code = "usage"
 	CodeInvalidArgument     Code = "invalid_argument"
 	CodeOutsideRoot         Code = "outside_root"
@@ -163,6 +165,8 @@ var codeRules = []codeRule{
 	{CodeStale, is(ErrStale, store.ErrSchemaOld), FixIndex},
 	{CodeEmptyIndex, is(ErrEmptyIndex), "ctx status"},
 	{CodeIndexTooNew, is(store.ErrSchemaTooNew, memory.ErrSchemaTooNew), "ctx index --rebuild"},
+	{CodeArchiveIncompatible, is(ErrArchiveIncompatible), "ctx index (builds the index here), or import with a ctx build and embedding model that match the archive's (ctx version; CTX_EMBED_PROVIDER)"},
+	{CodeArchiveCorrupt, is(ErrArchiveCorrupt), "export the archive again (or download it again), or ctx index"},
 	{CodeIndexCorrupt, is(store.ErrCorrupt, embed.ErrBadVector), "ctx index --rebuild"},
 	{CodeOutsideRoot, is(discover.ErrOutsideRoot), "pass a path inside the indexed root, or point --repo (MCP: repo_path) at a root that holds it"},
 	{CodeUnsafeRoot, is(discover.ErrUnsafeRoot), "pass --force to index it anyway"},
@@ -207,7 +211,7 @@ func Classify(err error) Failure {
 // Codes lists every code, in the order of the README's table.
 func Codes() []Code {
 	return []Code{CodeNotIndexed, CodeStale, CodeIndexing, CodePartial, CodeInterrupted, CodeEmptyIndex, CodeIndexTooNew, CodeIndexCorrupt,
-		CodeUsage, CodeInvalidArgument, CodeOutsideRoot, CodeUnsafeRoot, CodeTooLarge, CodeNotFound, CodeNotConfigured,
+		CodeArchiveIncompatible, CodeArchiveCorrupt, CodeUsage, CodeInvalidArgument, CodeOutsideRoot, CodeUnsafeRoot, CodeTooLarge, CodeNotFound, CodeNotConfigured,
 		CodeProviderUnavailable, CodeBackendUnavailable, CodeSpendCap, CodePermissionDenied, CodeTimeout, CodeCanceled, CodeInternal}
 }
 

@@ -40,6 +40,10 @@ func TestClassify(t *testing.T) {
 		{wrap(store.ErrSchemaOld), engine.CodeStale, ""},
 		{wrap(store.ErrSchemaTooNew), engine.CodeIndexTooNew, ""},
 		{wrap(store.ErrCorrupt), engine.CodeIndexCorrupt, "ctx index --rebuild"},
+		{wrap(engine.ErrArchiveIncompatible), engine.CodeArchiveIncompatible, ""},
+		{wrap(engine.ErrArchiveCorrupt), engine.CodeArchiveCorrupt, ""},
+		// A damaged database inside an archive is the archive's damage.
+		{fmt.Errorf("%w: %w", engine.ErrArchiveCorrupt, store.ErrCorrupt), engine.CodeArchiveCorrupt, ""},
 		{wrap(engine.ErrEmptyIndex), engine.CodeEmptyIndex, ""},
 		{wrap(discover.ErrOutsideRoot), engine.CodeOutsideRoot, ""},
 		{wrap(discover.ErrUnsafeRoot), engine.CodeUnsafeRoot, "pass --force to index it anyway"},

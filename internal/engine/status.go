@@ -40,6 +40,10 @@ type Status struct {
 	SkippedMost *SkippedMost `json:"skipped_most,omitempty"`
 	LastIndexed time.Time    `json:"last_indexed"`
 	Generation  int64        `json:"generation"`
+	// Imported says which archive `ctx import` installed this index
+	// from, at which of the archive's generations; absent for an index
+	// built here (or rebuilt since).
+	Imported *ImportedFrom `json:"imported,omitempty"`
 	// Identity is what this build would write; StoredIdentity is what the
 	// index was built with. They differ when the index is stale.
 	Identity       Identity `json:"identity"`
@@ -174,6 +178,9 @@ func (e *Engine) StatusWith(ctx context.Context, opts StatusOptions) (*Status, e
 		st.LastIndexed = t
 	}
 	st.Generation, _ = strconv.ParseInt(mustMeta(ctx, db, "generation"), 10, 64)
+	if kv, err := db.MetaKeys(ctx, metaImportedFrom, metaImportedOrigin, metaImportedGen, metaImportedAt); err == nil {
+		st.Imported = importedFrom(kv)
+	}
 	if v := mustMeta(ctx, db, metaImports); v != "" {
 		_ = json.Unmarshal([]byte(v), &st.Imports)
 	}
