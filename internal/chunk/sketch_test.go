@@ -1,0 +1,96 @@
+package chunk
+
+import (
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/discover"
+)
+
+// TestSketchSimilarity checks that a sketch ignores identifiers, literals
+// and comments, tolerates a small edit, and tells different shapes apart,
+// within a language and across two.
+func TestSketchSimilarity(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	sketch := func(lang, src string) []byte {
+		t.Helper()
+		s, err := c.Sketch(t.Context(), lang, []byte(src), 0, len(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s) != SketchBytes {
+			t.Fatalf("sketch of %q: %d bytes, want %d", src, len(s), SketchBytes)
+		}
+		return s
+	}
+	sum := sketch(discover.LangGo, `func Sum(xs []int) int {
+	total := 0
+	for _, x := range xs {
+		if x > 0 {
+			total += x
+		}
+	}
+	return total
+}
+`)
+	renamed := sketch(discover.LangGo, `// Count counts.
+func Count(items []float64) float64 {
+	acc := 1.5
+	for _, it := range items {
+		if it > 2 {
+			acc += it
+		}
+	}
+	return acc
+}
+`)
+	edited := sketch(discover.LangGo, `func Count(items []float64) float64 {
+	acc := 1.5
+	for _, it := range items {
+		if it > 2 {
+			acc += it
+			n++
+		}
+	}
+	return acc
+}
+`)
+	other := sketch(discover.LangGo, `func Open(name string) (*File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	defer f.Close()
+	return &File{f: f}, nil
+}
+`)
+	pySum := sketch(discover.LangPython, `def total(xs):
+    acc = 0
+    for x in xs:
+        if x > 0:
+            acc += x
+    return acc
+`)
+	pyOther := sketch(discover.LangPython, `def open_file(name):
+    try:
+        f = open(name)
+    except OSError as e:
+        raise RuntimeError("open %s" % name) from e
+    return File(f)
+`)
+	if got := Similarity(sum, renamed); got != 1 {
+		t.Errorf("renamed identifiers and literals, comment added: similarity %.3f, want 1", got)
+	}
+	if s, o := Similarity(sum, edited), Similarity(sum, other); s < 0.6 || s <= o {
+		t.Errorf("one statement added: similarity %.3f, want >= 0.6 and above an unrelated function's %.3f", s, o)
+	}
+	if s, o := Similarity(pySum, sum), Similarity(pySum, other); s <= o {
+		t.Errorf("Python loop against the Go loop %.3f, against unrelated Go %.3f: want the loop closer", s, o)
+	}
+	if s, o := Similarity(pySum, pySum), Similarity(pySum, pyOther); s != 1 || o > 0.5 {
+		t.Errorf("Python self-similarity %.3f (want 1), against an unrelated function %.3f (want <= 0.5)", s, o)
+	}
+	if Similarity(sum, nil) != 0 {
+		t.Error("similarity to a missing sketch is not 0")
+	}
+}
