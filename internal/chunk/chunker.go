@@ -341,13 +341,16 @@ func HasGrammar(lang string) bool { return specs[lang] != nil }
 
 // Sketch returns the structural sketch of the bytes [start, end) of src, a
 // file in lang (a discover.Lang* id): made from the syntax nodes wholly
-// inside the range, as a chunk of that range would be. It returns nil
-// when the range holds no syntax node (only comments or blanks). Errors:
-// [ErrNoGrammar], ctx's, and a parse that ran out of its time budget.
-func (c *Chunker) Sketch(ctx context.Context, lang string, src []byte, start, end int) ([]byte, error) {
+// inside the range, as a chunk of that range would be. The sketch is nil
+// when the range holds no syntax node (only comments or blanks).
+// errLine is the 1-based line of the first syntax error inside the range
+// (0: none); tree-sitter recovers from errors, so the sketch is made
+// either way. Errors: [ErrNoGrammar], ctx's, and a parse that ran out of
+// its time budget.
+func (c *Chunker) Sketch(ctx context.Context, lang string, src []byte, start, end int) (sketch []byte, errLine int, err error) {
 	s := specs[lang]
 	if s == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoGrammar, lang)
+		return nil, 0, fmt.Errorf("%w: %s", ErrNoGrammar, lang)
 	}
 	start, end = max(0, min(start, len(src))), max(0, min(end, len(src)))
 	parsed := src
@@ -356,9 +359,30 @@ func (c *Chunker) Sketch(ctx context.Context, lang string, src []byte, start, en
 	}
 	tree, err := c.parse(ctx, s, parsed)
 	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", lang, err)
+		return nil, 0, fmt.Errorf("parsing %s: %w", lang, err)
 	}
 	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		errLine = firstError(root, uint32(start), uint32(end))
+	}
 	var sk sketcher
-	return s.sketchSpans(&sk, tree.RootNode(), []span{{start, end}})[0], nil
+	return s.sketchSpans(&sk, root, []span{{start, end}})[0], errLine, nil
+}
+
+// firstError returns the 1-based line of the first ERROR or MISSING node
+// under n that overlaps [start, end), or 0.
+func firstError(n *sitter.Node, start, end uint32) int {
+	if n.EndByte() < start || n.StartByte() > end || !n.HasError() && !n.IsMissing() {
+		return 0
+	}
+	if n.IsError() || n.IsMissing() {
+		return int(n.StartPoint().Row) + 1
+	}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if l := firstError(n.Child(i), start, end); l > 0 {
+			return l
+		}
+	}
+	return 0
 }

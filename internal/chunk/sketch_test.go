@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/discover"
@@ -14,9 +15,9 @@ func TestSketchSimilarity(t *testing.T) {
 	c := New(nil)
 	sketch := func(lang, src string) []byte {
 		t.Helper()
-		s, err := c.Sketch(t.Context(), lang, []byte(src), 0, len(src))
-		if err != nil {
-			t.Fatal(err)
+		s, errLine, err := c.Sketch(t.Context(), lang, []byte(src), 0, len(src))
+		if err != nil || errLine != 0 {
+			t.Fatalf("sketch of %q: syntax error line %d, %v", src, errLine, err)
 		}
 		if len(s) != SketchBytes {
 			t.Fatalf("sketch of %q: %d bytes, want %d", src, len(s), SketchBytes)
@@ -92,5 +93,22 @@ func Count(items []float64) float64 {
 	}
 	if Similarity(sum, nil) != 0 {
 		t.Error("similarity to a missing sketch is not 0")
+	}
+}
+
+// TestSketchErrors checks the errors and syntax error lines of Sketch.
+func TestSketchErrors(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	if _, _, err := c.Sketch(t.Context(), discover.LangText, []byte("hello"), 0, 5); !errors.Is(err, ErrNoGrammar) {
+		t.Errorf("text: err = %v, want ErrNoGrammar", err)
+	}
+	src := []byte("x = 1\nif (:\n")
+	if _, line, err := c.Sketch(t.Context(), discover.LangPython, src, 0, len(src)); err != nil || line != 2 {
+		t.Errorf("broken Python: error line %d, %v; want 2", line, err)
+	}
+	src = []byte("// only a comment\n")
+	if sk, line, err := c.Sketch(t.Context(), discover.LangGo, src, 0, len(src)); err != nil || line != 0 || sk != nil {
+		t.Errorf("comment only: sketch %x, error line %d, %v; want nil, 0, nil", sk, line, err)
 	}
 }

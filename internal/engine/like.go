@@ -203,7 +203,9 @@ func (e *Engine) Like(ctx context.Context, req LikeRequest) (*LikeResponse, erro
 	}); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(structTop, func(a, b store.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID)) })
+	slices.SortFunc(structTop, func(a, b store.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID))
+	})
 	cands := map[int64]bool{}
 	for _, h := range structTop[:min(len(structTop), likeCandidates)] {
 		cands[h.ChunkID] = true
