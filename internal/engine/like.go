@@ -13,7 +13,6 @@ import (
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
-	"github.com/ctx-dev/ctx/internal/store"
 )
 
 // Pattern search finds code shaped like a snippet: the same syntax with
@@ -187,28 +186,32 @@ func (e *Engine) Like(ctx context.Context, req LikeRequest) (*LikeResponse, erro
 	}
 
 	// Structure: every chunk's sketch against the snippet's.
-	structSim := map[int64]float64{}
-	var structTop []store.Hit
-	if err := v.db.Sketches(ctx, func(id, fileID int64, sk []byte) error {
-		if !byID[fileID].ok {
-			return nil
-		}
-		resp.Stats.Compared++
-		s := chunk.Similarity(sn.sketch, sk)
-		structSim[id] = s
-		if useStruct {
-			structTop = append(structTop, store.Hit{ChunkID: id, Score: s})
-		}
-		return nil
-	}); err != nil {
+	set, err := e.viewSketches(ctx, v)
+	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(structTop, func(a, b store.Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID))
-	})
+	sims := make([]float64, len(set.ids))
+	var order []int
+	for i := range set.ids {
+		if !byID[set.files[i]].ok {
+			continue
+		}
+		resp.Stats.Compared++
+		sims[i] = chunk.Similarity(sn.sketch, set.data[i*chunk.SketchBytes:(i+1)*chunk.SketchBytes])
+		order = append(order, i)
+	}
+	structSim := func(id int64) float64 {
+		if i, ok := slices.BinarySearch(set.ids, id); ok {
+			return sims[i]
+		}
+		return 0
+	}
 	cands := map[int64]bool{}
-	for _, h := range structTop[:min(len(structTop), likeCandidates)] {
-		cands[h.ChunkID] = true
+	if useStruct {
+		slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(sims[b], sims[a]), cmp.Compare(a, b)) })
+		for _, i := range order[:min(len(order), likeCandidates)] {
+			cands[set.ids[i]] = true
+		}
 	}
 
 	// Dense: the snippet's nearest chunks, and the cosine of the
@@ -259,13 +262,14 @@ func (e *Engine) Like(ctx context.Context, req LikeRequest) (*LikeResponse, erro
 		if !ok || !f.ok || r.Path == sn.path && r.StartLine <= sn.to && r.EndLine >= sn.from {
 			continue
 		}
-		sim := Similarity{Structure: round(structSim[r.ID]), Dense: round(max(0, denseSim[r.ID]))}
+		st := structSim(r.ID)
+		sim := Similarity{Structure: round(st), Dense: round(max(0, denseSim[r.ID]))}
 		var score float64
 		switch {
 		case useStruct && useDense:
-			score = likeStructureWeight*structSim[r.ID] + (1-likeStructureWeight)*max(0, denseSim[r.ID])
+			score = likeStructureWeight*st + (1-likeStructureWeight)*max(0, denseSim[r.ID])
 		case useStruct:
-			score = structSim[r.ID]
+			score = st
 		default:
 			score = max(0, denseSim[r.ID])
 		}
@@ -407,4 +411,37 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sketchSet is every chunk's structural sketch, by increasing chunk id.
+type sketchSet struct {
+	ids   []int64
+	files []int64 // file id of each chunk
+	data  []byte  // chunk i's sketch at [i*SketchBytes, (i+1)*SketchBytes)
+}
+
+// viewSketches returns the sketches of v's index, read once per view: a
+// kept engine (ctx mcp) reads them from SQLite at its first pattern
+// search after each index run (on the Go tree about 100k rows, most of a
+// one-shot search's time) and compares from memory afterwards.
+func (e *Engine) viewSketches(ctx context.Context, v *view) (*sketchSet, error) {
+	v.sketchMu.Lock()
+	defer v.sketchMu.Unlock()
+	if v.sketches != nil {
+		return v.sketches, nil
+	}
+	set := &sketchSet{}
+	if err := v.db.Sketches(ctx, func(id, fileID int64, sk []byte) error {
+		if len(sk) != chunk.SketchBytes {
+			return nil // written by another sketch size: never similar
+		}
+		set.ids = append(set.ids, id)
+		set.files = append(set.files, fileID)
+		set.data = append(set.data, sk...)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	v.sketches = set
+	return set, nil
 }
