@@ -33,8 +33,9 @@ import (
 // of their feature sets, so [Similarity] estimates J from the share of
 // agreeing bits. At 32 bytes, one bit per bucket has the smallest
 // variance of the ways to spend 256 bits (at J = 0.5: standard deviation
-// 0.054 for 256×1 bit, 0.057 for 128×2, 0.067 for 64×4, 0.089 for 32×8;
-// Li and König, "b-Bit Minwise Hashing", 2010, eq. 8).
+// 0.054 for 256×1 bit, 0.057 for 128×2, 0.067 for 64×4, 0.089 for 32×8,
+// from the variance of the b-bit estimator in Li and König, "b-Bit
+// Minwise Hashing", 2010, taking the buckets as independent).
 
 // SketchBits is the number of one-bit MinHash buckets of a sketch.
 const SketchBits = 256

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	sitter "github.com/smacker/go-tree-sitter"
+
 	"github.com/ctx-dev/ctx/internal/discover"
 )
 
@@ -110,5 +113,44 @@ func TestSketchErrors(t *testing.T) {
 	src = []byte("// only a comment\n")
 	if sk, line, err := c.Sketch(t.Context(), discover.LangGo, src, 0, len(src)); err != nil || line != 0 || sk != nil {
 		t.Errorf("comment only: sketch %x, error line %d, %v; want nil, 0, nil", sk, line, err)
+	}
+}
+
+// TestSketchWalkLayout checks the C walk's reading of go-tree-sitter's
+// node (sketch_walk.go): the nodes it reports for a span are the named
+// nodes the Go binding lists, in preorder, with their depths.
+func TestSketchWalkLayout(t *testing.T) {
+	t.Parallel()
+	s := specs[discover.LangGo]
+	s.init()
+	src := []byte("func f(a int) int {\n\treturn a + 1\n}\n")
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(s.lang)
+	tree, err := p.ParseCtx(t.Context(), nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	var want []uint32
+	var walk func(n *sitter.Node, depth int)
+	walk = func(n *sitter.Node, depth int) {
+		if n.IsNamed() {
+			want = append(want, uint32(n.Symbol())|uint32(depth)<<16)
+		}
+		for i := 0; i < int(n.ChildCount()); i++ {
+			walk(n.Child(i), depth+1)
+		}
+	}
+	root := tree.RootNode()
+	for i := 0; i < int(root.ChildCount()); i++ {
+		walk(root.Child(i), 1)
+	}
+	got := walkSpans(root, []span{{0, len(src)}}, nil)
+	if len(got) < 2 || got[0] != walkMark || got[1] != 0 {
+		t.Fatalf("walk = %x, want a mark for span 0 first", got)
+	}
+	if diff := cmp.Diff(want, got[2:]); diff != "" {
+		t.Errorf("walked nodes (-want +got):\n%s", diff)
 	}
 }
