@@ -49,7 +49,9 @@ package chunk
 //	6: a JavaScript or TypeScript JSDoc block one or two blank lines
 //	   above a definition is its doc comment (was a chunk of its own);
 //	   a block's summary skips comment markers ("/**").
-const Version = 6
+//	7: chunks carry a structural sketch (Chunk.Sketch, sketch.go); a
+//	   change to the sketch's labels or features bumps this version.
+const Version = 7
 
 // Kind names what a chunk holds.
 type Kind string
@@ -109,6 +111,10 @@ type Chunk struct {
 	// pieces keep the Symbol, Kind, Breadcrumb and Signature of the whole,
 	// and only the first carries the Doc.
 	Part int
+	// Sketch is the structural sketch of the chunk's syntax ([SketchBytes]
+	// bytes, compared by [Similarity]); nil for a chunk of a file without
+	// a grammar, or holding only comments.
+	Sketch []byte
 }
 
 // Decl is a declaration that is not a chunk of its own: a member without a

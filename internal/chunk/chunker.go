@@ -3,6 +3,7 @@ package chunk
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -139,8 +140,9 @@ func (c *Chunker) ChunkFile(ctx context.Context, path, lang string, src []byte) 
 		}
 		w.spec = s
 		w.walkRoot(tree.RootNode())
-		tree.Close()
 		w.cover()
+		w.sketchPieces(tree.RootNode())
+		tree.Close()
 	case lang == discover.LangMarkdown:
 		w.markdown()
 	default:
@@ -152,6 +154,7 @@ func (c *Chunker) ChunkFile(ctx context.Context, path, lang string, src []byte) 
 		}
 		w.out = w.out[:0]
 		w.decls = w.decls[:0]
+		w.sketches = nil
 		w.cur = 0
 		w.windows(0, w.li.count()-1, nil, KindWindow)
 	}
@@ -311,7 +314,75 @@ func (w *walker) chunks() []Chunk {
 				c.Doc = m.doc
 			}
 		}
+		if i < len(w.sketches) {
+			c.Sketch = w.sketches[i]
+		}
 		cs[i] = c
 	}
 	return cs
+}
+
+// sketchPieces sets w.sketches to the structural sketch of each piece.
+func (w *walker) sketchPieces(root *sitter.Node) {
+	spans := make([]span, len(w.out))
+	for i, p := range w.out {
+		spans[i] = span{w.li.start(p.first), w.li.end(p.last)}
+	}
+	w.sketches = w.spec.sketchSpans(&w.sk, root, spans)
+}
+
+// ErrNoGrammar is returned by [Chunker.Sketch] for a language ctx has no
+// tree-sitter grammar for.
+var ErrNoGrammar = errors.New("no grammar for the language")
+
+// HasGrammar reports whether lang (a discover.Lang* id) is parsed with a
+// tree-sitter grammar, so its chunks carry sketches.
+func HasGrammar(lang string) bool { return specs[lang] != nil }
+
+// Sketch returns the structural sketch of the bytes [start, end) of src, a
+// file in lang (a discover.Lang* id): made from the syntax nodes wholly
+// inside the range, as a chunk of that range would be. The sketch is nil
+// when the range holds no syntax node (only comments or blanks).
+// errLine is the 1-based line of the first syntax error inside the range
+// (0: none); tree-sitter recovers from errors, so the sketch is made
+// either way. Errors: [ErrNoGrammar], ctx's, and a parse that ran out of
+// its time budget.
+func (c *Chunker) Sketch(ctx context.Context, lang string, src []byte, start, end int) (sketch []byte, errLine int, err error) {
+	s := specs[lang]
+	if s == nil {
+		return nil, 0, fmt.Errorf("%w: %s", ErrNoGrammar, lang)
+	}
+	start, end = max(0, min(start, len(src))), max(0, min(end, len(src)))
+	parsed := src
+	if s.mask != nil {
+		parsed = s.mask(src)
+	}
+	tree, err := c.parse(ctx, s, parsed)
+	if err != nil {
+		return nil, 0, fmt.Errorf("parsing %s: %w", lang, err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		errLine = firstError(root, uint32(start), uint32(end))
+	}
+	var sk sketcher
+	return s.sketchSpans(&sk, root, []span{{start, end}})[0], errLine, nil
+}
+
+// firstError returns the 1-based line of the first ERROR or MISSING node
+// under n that overlaps [start, end), or 0.
+func firstError(n *sitter.Node, start, end uint32) int {
+	if n.EndByte() < start || n.StartByte() > end || !n.HasError() && !n.IsMissing() {
+		return 0
+	}
+	if n.IsError() || n.IsMissing() {
+		return int(n.StartPoint().Row) + 1
+	}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if l := firstError(n.Child(i), start, end); l > 0 {
+			return l
+		}
+	}
+	return 0
 }

@@ -138,6 +138,9 @@ type langSpec struct {
 	once  sync.Once
 	lang  *sitter.Language
 	table []nodeClass // indexed by sitter.Symbol
+	// symLabels are the structural sketch's categories of the node
+	// types, by symbol (sketch.go).
+	symLabels []label
 }
 
 // init builds the symbol table on first use.
@@ -156,6 +159,7 @@ func (s *langSpec) init() {
 				s.table[i] = c
 			}
 		}
+		s.sketchLabels()
 	})
 }
 

@@ -71,6 +71,10 @@ type walker struct {
 	attrDoc   string
 	depth     int
 	buf       []byte
+	// sketches holds each piece's structural sketch, once made
+	// (sketch.go); sk is the sketcher that makes them.
+	sketches [][]byte
+	sk       sketcher
 }
 
 func (w *walker) reset(src []byte, opts Options) {
@@ -84,6 +88,7 @@ func (w *walker) reset(src []byte, opts Options) {
 	w.attrStart, w.attrDoc = -1, ""
 	w.depth = 0
 	w.spec = nil
+	w.sketches = nil
 }
 
 // release drops references into the caller's data before pooling, and
@@ -105,6 +110,10 @@ func (w *walker) release() {
 	if cap(w.buf) > keep {
 		w.buf = nil
 	}
+	if cap(w.sk.buf) > keep {
+		w.sk.buf = nil
+	}
+	w.sketches = nil
 }
 
 // nodeSpan returns the first and last line of n's non-blank text.

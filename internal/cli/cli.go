@@ -252,7 +252,7 @@ No services, no API keys, no downloads.`,
 	pf.BoolVarP(&deps.verbose, "verbose", "v", false, "log debug records to stderr")
 	pf.StringVar(&deps.backend, "backend", "", "where the index is kept and searched: local (default) or weaviate ($CTX_BACKEND; the server is $CTX_WEAVIATE_URL)")
 	cmd.AddCommand(newIndexCmd(deps, nil), newFindCmd(deps, nil), newStatusCmd(deps, nil), newSetupCmd(deps, nil), newMCPCmd(deps), newServeCmd(deps), newDepsCmd(deps),
-		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
+		newDefCmd(deps), newRefsCmd(deps), newSymbolsCmd(deps), newChunkCmd(deps), newLikeCmd(deps), newCalleesCmd(deps), newHierarchyCmd(deps), newTrainCmd(deps), newWatchCmd(deps, nil),
 		newMemoryCmd(deps), newAnswerCmd(deps, nil), newWorkspaceCmd(deps), newConfigCmd(deps), newAuthCmd(deps),
 		newEvalCmd(deps, nil), newVersionCmd(deps))
 	cmd.AddCommand(newExportCmd(deps, nil), newImportCmd(deps, nil))

@@ -78,6 +78,9 @@ type Hit struct {
 	// Explanation is the LLM's one-line summary of the code, set only
 	// when asked for (FindRequest.ExplainResults).
 	Explanation string `json:"explanation,omitempty"`
+	// Similarity is set on a pattern search's result ([Engine.Like]):
+	// what its score is made of.
+	Similarity *Similarity `json:"similarity,omitempty"`
 	// Parts is set by [Engine.ChunkAt] on a definition the index holds as
 	// several chunks: how many; Part is then 0 when the answer is the whole
 	// definition, else which of them (1-based) it is, and DefStartLine and

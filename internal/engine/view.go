@@ -44,6 +44,11 @@ type view struct {
 	nullOnce sync.Once
 	null     *denseNull
 
+	// sketches are the chunks' structural sketches, read once per view
+	// by pattern search (see [Engine.viewSketches]); sketchMu guards them.
+	sketchMu sync.Mutex
+	sketches *sketchSet
+
 	vecMu sync.Mutex
 	vecs  *search.Vectors
 	// prev holds the vectors of the view this one replaced (kept handles

@@ -550,7 +550,7 @@ func Build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, k
 		u.Chunks[i] = store.Chunk{
 			Kind: string(c.Kind), Symbol: c.Symbol, Name: c.Name, Breadcrumb: c.Breadcrumb,
 			Summary:   Summary(c, text),
-			StartLine: c.StartLine, EndLine: c.EndLine, StartByte: c.StartByte, EndByte: c.EndByte, Part: c.Part,
+			StartLine: c.StartLine, EndLine: c.EndLine, StartByte: c.StartByte, EndByte: c.EndByte, Part: c.Part, Sketch: c.Sketch,
 			Terms: [store.NumColumns]string{
 				store.ColName: joinTerms(c.Symbol, c.Breadcrumb),
 				store.ColPath: pathTerms,

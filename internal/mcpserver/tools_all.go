@@ -50,6 +50,7 @@ Example: {"symbol": "config", "limit": 30}`)
 	s.addContextAnswer()
 	s.addListWorkspaces()
 	s.addWorkspaceInfo()
+	s.addPatternSearch()
 }
 
 // IndexCodebaseInput is the index_codebase request.

@@ -26,7 +26,7 @@ var backcompatKey = sha256.Sum256([]byte("backcompat/model@4\x00func FindNeedle"
 func backcompatUpdates() []store.Update {
 	needle := store.Chunk{
 		Kind: "function", Symbol: "FindNeedle", Name: "FindNeedle", Summary: "func FindNeedle(haystack []string) int",
-		StartLine: 3, EndLine: 10, StartByte: 20, EndByte: 180, EmbedKey: backcompatKey[:],
+		StartLine: 3, EndLine: 10, StartByte: 20, EndByte: 180, EmbedKey: backcompatKey[:], Sketch: []byte("0123456789abcdef0123456789abcdef"),
 		Terms: [store.NumColumns]string{"findneedle find needle", "pkg needle go",
 			"findneedle returns the index of needle", "func findneedle find needle haystack string int"},
 	}

@@ -133,6 +133,12 @@ ALTER TABLE names ADD COLUMN symbol TEXT NOT NULL DEFAULT '';
 ALTER TABLE names ADD COLUMN breadcrumb TEXT NOT NULL DEFAULT '';
 ALTER TABLE names ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0;
 `,
+	// Each chunk's structural sketch (chunk.Sketch), for pattern search;
+	// NULL for chunks of files without a grammar, and for every chunk of
+	// an older index until it is rebuilt (its chunker version differs).
+	8: `
+ALTER TABLE chunks ADD COLUMN sketch BLOB;
+`,
 }
 
 func init() {

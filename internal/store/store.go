@@ -38,7 +38,8 @@ import (
 //	6: ctx's own BM25 index (postings, segments, dead, bm25_stats) replaces FTS5.
 //	7: secrets: the spans masked in each file's content before chunking.
 //	8: names hold declarations without a body too (symbol, breadcrumb, end_line).
-const SchemaVersion = 8
+//	9: chunks.sketch: each chunk's structural sketch, for pattern search.
+const SchemaVersion = 9
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

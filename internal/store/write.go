@@ -37,6 +37,9 @@ type Chunk struct {
 	// EmbedKey is the content-addressed key of its embedding (32 bytes), nil
 	// when the index has no embedding model.
 	EmbedKey []byte
+	// Sketch is the chunk's structural sketch (chunk.Sketch), nil when it
+	// has none.
+	Sketch []byte
 
 	// Terms holds the BM25 columns (ColName, ColPath, ColDoc, ColBody):
 	// space-separated analyzed terms (analyze.Terms), written on insert
@@ -194,7 +197,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			id := nextID
 			nextID++
 			ntok := seg.add(id, c.Terms)
-			if err := w.chunks.add(ctx, id, fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok); err != nil {
+			if err := w.chunks.add(ctx, id, fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
 				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
 			}
 		}
@@ -239,7 +242,7 @@ type applyWriter struct {
 func newApplyWriter(ctx context.Context, tx *sql.Tx) (*applyWriter, error) {
 	w := &applyWriter{
 		tx:      tx,
-		chunks:  newRowWriter(tx, `INSERT OR FAIL INTO chunks(id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part, embed_key, ntok) VALUES`, "", 14, chunkRowsPerStmt),
+		chunks:  newRowWriter(tx, `INSERT OR FAIL INTO chunks(id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part, embed_key, ntok, sketch) VALUES`, "", 15, chunkRowsPerStmt),
 		vecs:    newRowWriter(tx, `INSERT OR IGNORE INTO embeddings(key, vec) VALUES`, "", 2, vectorRowsPerStmt),
 		names:   newRowWriter(tx, `INSERT OR FAIL INTO names(file_id, name, kind, line, symbol, breadcrumb, end_line) VALUES`, "", 7, nameRowsPerStmt),
 		imports: newRowWriter(tx, `INSERT OR FAIL INTO imports(file_id, spec, line) VALUES`, "", 3, importRowsPerStmt),
