@@ -70,6 +70,7 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
   ctx find "retry with backoff" --json --language go --path 'net/**'
   ctx find "how are idle connections closed" --budget 8000 --full
   ctx find --json - < issue.txt
+  ctx find ReadMIMEHeader --explain
   ctx find "how do retries back off and where is the limit set" --explain-results`,
 		Args: needsArg("find needs a QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
