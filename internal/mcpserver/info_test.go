@@ -30,10 +30,14 @@ func TestInfoRequest(t *testing.T) {
 	if r == nil {
 		t.Fatal("no relationships")
 	}
-	if !slices.ContainsFunc(r.Callers, func(c engine.Related) bool { return c.Path == "server/server.go" && c.Symbol == "(*Server).handleOrders" }) {
+	if !slices.ContainsFunc(r.Callers, func(c engine.Related) bool {
+		return c.Path == "server/server.go" && c.Symbol == "(*Server).handleOrders"
+	}) {
 		t.Errorf("callers = %+v, want server/server.go in handleOrders", r.Callers)
 	}
-	if !slices.ContainsFunc(r.Tests, func(c engine.Related) bool { return c.Path == "retry/retry_test.go" && c.Symbol == "TestBackoffGivesUp" }) {
+	if !slices.ContainsFunc(r.Tests, func(c engine.Related) bool {
+		return c.Path == "retry/retry_test.go" && c.Symbol == "TestBackoffGivesUp"
+	}) {
 		t.Errorf("tests = %+v, want TestBackoffGivesUp", r.Tests)
 	}
 	if !slices.ContainsFunc(r.Importers, func(c engine.Related) bool { return c.Path == "server/server.go" }) {
