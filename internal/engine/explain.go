@@ -41,8 +41,10 @@ type Understood struct {
 	// Terms are the query's heaviest terms as the lexical channels
 	// weighed them, heaviest first, at most [maxUnderstood].
 	Terms []UnderstoodTerm `json:"terms"`
-	// Missing lists the terms that occur nowhere in the index.
-	Missing []string `json:"missing,omitempty"`
+	// Missing lists the terms that occur nowhere in the index, at most
+	// [maxUnderstood] (MissingMore counts the rest).
+	Missing     []string `json:"missing,omitempty"`
+	MissingMore int      `json:"missing_more,omitempty"`
 	// DenseQuery is the text the dense channel embedded when it was not
 	// the query as written (see [FindStats].DenseQuery).
 	DenseQuery string `json:"dense_query,omitempty"`
@@ -162,28 +164,47 @@ func (e *Engine) explainAnswer(ctx context.Context, resp *FindResponse, relation
 		}
 	}
 	asked := resp.Understood.Definition
-	g, gctx := errgroup.WithContext(ctx)
+	// Which results define the name asked for, by place: a reranker may
+	// have reordered the results since the search.
+	defines := map[string]bool{}
+	for _, r := range resp.Raw {
+		if r.Defines {
+			defines[r.Path+":"+strconv.Itoa(r.StartLine)] = true
+		}
+	}
+	// The graph walk gets a request deadline of its own
+	// (limits.request_timeout from now): past it, the results it has
+	// not reached go without relationships and the answer says so.
+	rctx, cancel, _ := e.requestDeadline(ctx)
+	defer cancel()
+	g, gctx := errgroup.WithContext(rctx)
 	g.SetLimit(2)
 	imp := newImporterCache(e)
+	rels := make([]*Relationships, len(resp.Results))
 	for i := range resp.Results {
-		h := &resp.Results[i]
+		h := resp.Results[i]
 		if h.Context != "" {
 			continue // a context piece says why it is there
 		}
 		def := asked
-		if !uses[i] || i < len(resp.Raw) && resp.Raw[i].Defines && resp.Raw[i].Path == h.Path {
+		if !uses[i] || defines[h.Path+":"+strconv.Itoa(h.StartLine)] {
 			def = nil // it is the definition, or does not name it
 		}
 		g.Go(func() error {
-			r, err := e.relationships(gctx, *h, def, imp)
-			if err != nil {
-				return err
-			}
-			h.Relationships = r
-			return nil
+			r, err := e.relationships(gctx, h, def, imp)
+			rels[i] = r
+			return err
 		})
 	}
-	return g.Wait()
+	err := g.Wait()
+	for i, r := range rels {
+		resp.Results[i].Relationships = r
+	}
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		resp.Stats.markPartial(cutNote("the relationships of every result were found; those without them were not reached"))
+		return nil
+	}
+	return err
 }
 
 // understood is the [Understood] of q, with its term weights from sst.
@@ -212,7 +233,11 @@ func understood(q *analyze.Query, sst *search.Stats, denseQuery string) *Underst
 	}
 	for _, t := range tw {
 		if t.DocFreq == 0 && sst.Query != nil {
-			u.Missing = append(u.Missing, t.Text)
+			if len(u.Missing) < maxUnderstood {
+				u.Missing = append(u.Missing, t.Text)
+			} else {
+				u.MissingMore++
+			}
 		}
 		if len(u.Terms) < maxUnderstood {
 			u.Terms = append(u.Terms, UnderstoodTerm{Term: t.Text, Weight: round(t.Weight), IDF: round(t.IDF)})
@@ -279,7 +304,7 @@ var channelWords = map[string]string{
 	"phrase":    "quoted-phrase search",
 	"symbol":    "defined-name search",
 	"path":      "path-word search:",
-	"mention":   "the query names its file;",
+	"mention":   "the query names its file (a path or stack frame):",
 	"bm25-file": "file-level BM25:",
 	"title":     "the title line's search:",
 	"dense":     "dense (embedding)",
