@@ -108,6 +108,9 @@ const (
 	maxRelated      = 5   // entries per relationship list
 	maxRelationRefs = 200 // references read per result
 	maxMatched      = 6   // matched terms named in a why-line
+	// minMatchedIDF: a term nearly every chunk holds ("go" in a Go
+	// repository) says nothing as a match.
+	minMatchedIDF = 0.1
 )
 
 // explainAnswer fills resp's explanation: how the query was understood
@@ -264,11 +267,11 @@ func hasLexical(ch map[string]search.ChannelHit) bool {
 
 // matchedTerms returns the query terms found in text (a chunk's code and
 // path), in the order of terms (heaviest first), at most maxMatched; only
-// terms the index holds (IDF above 0) count.
+// terms that tell chunks apart (IDF at least minMatchedIDF) count.
 func matchedTerms(text string, terms []UnderstoodTerm) []string {
 	want := map[string]bool{}
 	for _, t := range terms {
-		if t.IDF > 0 {
+		if t.IDF >= minMatchedIDF {
 			want[t.Term] = true
 		}
 	}
@@ -283,18 +286,23 @@ func matchedTerms(text string, terms []UnderstoodTerm) []string {
 	})
 	var out []string
 	for _, t := range terms {
-		if found[t.Term] && len(out) < maxMatched && !stemOfAny(t.Term, out) {
+		if found[t.Term] && len(out) < maxMatched && !stemOfAny(t.Term, found) {
 			out = append(out, t.Term)
 		}
 	}
 	return out
 }
 
-// stemOfAny reports whether term is a prefix of one of words: the stem
-// the analysis adds beside a word ("clos" beside "close") says nothing
-// the word does not.
-func stemOfAny(term string, words []string) bool {
-	return slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, term) })
+// stemOfAny reports whether term is a proper prefix of a word in words:
+// the stem the analysis adds beside a word ("clos" beside "close") says
+// nothing the word does not.
+func stemOfAny(term string, words map[string]bool) bool {
+	for w := range words {
+		if len(w) > len(term) && strings.HasPrefix(w, term) {
+			return true
+		}
+	}
+	return false
 }
 
 // channelWords names each channel in a why-line.
@@ -304,7 +312,6 @@ var channelWords = map[string]string{
 	"phrase":    "quoted-phrase search",
 	"symbol":    "defined-name search",
 	"path":      "path-word search:",
-	"mention":   "the query names its file (a path or stack frame):",
 	"bm25-file": "file-level BM25:",
 	"title":     "the title line's search:",
 	"dense":     "dense (embedding)",
@@ -332,7 +339,12 @@ func whyLines(h Hit, matched []string) []string {
 			line = fmt.Sprintf("meaning: cosine %.2f to the query, %s among the candidates", c.Score, ordinal(c.Rank))
 		case "rerank":
 			line = fmt.Sprintf("the reranker placed it %s (score %.3g)", ordinal(c.Rank), c.Score)
-		case "path", "bm25-file", "title", "mention":
+		case "mention":
+			line = "the query names its file (a path or stack frame)"
+			if c.Rank > 1 {
+				line += fmt.Sprintf(", the %s file it names", ordinal(c.Rank))
+			}
+		case "path", "bm25-file", "title":
 			line = fmt.Sprintf("%s its file ranked %s", channelWords[name], ordinal(c.Rank))
 		default:
 			line = fmt.Sprintf("%s rank %d", channelWords[name], c.Rank)
