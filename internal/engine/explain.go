@@ -212,7 +212,7 @@ func (e *Engine) explainAnswer(ctx context.Context, resp *FindResponse, relation
 
 // understood is the [Understood] of q, with its term weights from sst.
 func understood(q *analyze.Query, sst *search.Stats, denseQuery string) *Understood {
-	u := &Understood{Kind: string(q.Kind), Name: q.Name, Symbols: firstFew(q.Symbols), SymbolsMore: max(0, len(q.Symbols)-maxUnderstood),
+	u := &Understood{Kind: string(q.Kind), Name: EchoQuery(q.Name), Symbols: firstFew(q.Symbols), SymbolsMore: max(0, len(q.Symbols)-maxUnderstood),
 		Paths: firstFew(q.Paths), PathsMore: max(0, len(q.Paths)-maxUnderstood), Phrases: firstFew(q.Phrases), Terms: []UnderstoodTerm{}, DenseQuery: denseQuery}
 	for _, f := range q.Frames[:min(len(q.Frames), maxUnderstood)] {
 		s := f.Path

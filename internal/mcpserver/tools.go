@@ -40,7 +40,7 @@ const (
 
 // queryArgs are the arguments that carry a query: issue-sized text is
 // welcome there, and the engine cuts what is too long.
-var queryArgs = map[string]bool{"information_request": true, "query": true, "info_request": true}
+var queryArgs = map[string]bool{"information_request": true, "query": true}
 
 // checkArgs returns an error naming the first argument of in (a tool's
 // input struct) over its limit, and the limit.
