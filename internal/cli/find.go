@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,7 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
   ctx find "retry with backoff" --json --language go --path 'net/**'
   ctx find "how are idle connections closed" --budget 8000 --full
   ctx find --json - < issue.txt
+  ctx find ReadMIMEHeader --explain
   ctx find "how do retries back off and where is the limit set" --explain-results`,
 		Args: needsArg("find needs a QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,7 +119,7 @@ reordered by it. Either ends the output with a footer of results, ms, tokens and
 	f := cmd.Flags()
 	f.BoolVar(&opts.json, "json", false, "print one JSON object (the result contract)")
 	f.BoolVar(&opts.full, "full", false, "print each result's code with line numbers")
-	f.BoolVar(&opts.explain, "explain", false, "show each result's channel ranks and ranking adjustments")
+	f.BoolVar(&opts.explain, "explain", false, "show how the query was understood and, per result, its channel ranks, why it ranked (in words), its definition, callers, importers and tests, and the confidence's basis")
 	f.IntVarP(&opts.limit, "limit", "n", 10, "number of results")
 	f.StringSliceVarP(&opts.languages, "language", "l", nil, "only these languages (go, python, typescript, …)")
 	f.StringSliceVarP(&opts.paths, "path", "p", nil, "only paths matching these globs (e.g. 'net/http/**')")
@@ -142,6 +144,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
 		Full: opts.full && opts.budget == 0, AutoIndex: true, Expand: engine.Modes[opts.mode].Expand,
 		Decompose: decomposeMode(opts.decompose), ExplainResults: opts.explainResults, NoRerank: opts.noRerank,
+		Explain: opts.explain,
 	}
 	var (
 		resp *engine.FindResponse
@@ -214,6 +217,9 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	if !resp.Stats.Fresh && d.IO.ErrTTY {
 		fmt.Fprintln(d.IO.ErrOut, "note: some files changed since the last index; run `ctx index` to refresh")
+	}
+	if opts.explain && resp.Understood != nil {
+		printUnderstood(d.IO.Out, resp.Understood)
 	}
 	if opts.explain && resp.Stats.Basis != nil {
 		fmt.Fprintf(d.IO.Out, "confidence: %s (%s)\n", resp.Confidence, resp.Stats.Basis.Reason)
@@ -342,10 +348,101 @@ func printHit(w io.Writer, h engine.Hit, opts *findOptions) {
 			fmt.Fprintf(w, "  [%s]", strings.Join(h.Boosts, " "))
 		}
 		fmt.Fprintln(w)
+		for _, why := range h.Why {
+			fmt.Fprintf(w, "    why: %s\n", why)
+		}
+		printRelationships(w, h.Relationships)
 	}
 	if (opts.full || opts.budget > 0) && h.Code != "" {
 		printCode(w, h.Code, h.StartLine)
 	}
+}
+
+// printUnderstood prints how the query was understood (--explain): one
+// line of what the analysis found, one of its heaviest terms.
+func printUnderstood(w io.Writer, u *engine.Understood) {
+	line := "understood as: " + u.Kind + " query"
+	if u.Name != "" {
+		line += " for " + u.Name
+	}
+	list := func(label string, xs []string, more int) {
+		if len(xs) == 0 {
+			return
+		}
+		line += "; " + label + ": " + strings.Join(xs, ", ")
+		if more > 0 {
+			line += fmt.Sprintf(" (+%d more)", more)
+		}
+	}
+	list("symbols", u.Symbols, u.SymbolsMore)
+	list("paths", u.Paths, u.PathsMore)
+	list("phrases", quoteAll(u.Phrases), 0)
+	list("frames", u.Frames, 0)
+	fmt.Fprintln(w, line)
+	if u.Defined != nil {
+		if d := u.Definition; d != nil {
+			fmt.Fprintf(w, "%s is defined at %s:%d-%d (%s)\n", u.Name, d.Path, d.Line, d.EndLine, d.Symbol)
+		} else {
+			fmt.Fprintf(w, "%s is not defined in this index: the results mention it or match its words\n", u.Name)
+		}
+	}
+	if u.Title != "" {
+		fmt.Fprintf(w, "title searched on its own too: %q\n", u.Title)
+	}
+	if len(u.Terms) > 0 {
+		var terms, shown []string
+		for _, t := range u.Terms {
+			if slices.ContainsFunc(shown, func(w string) bool { return strings.HasPrefix(w, t.Term) }) {
+				continue // a stem beside its word
+			}
+			shown = append(shown, t.Term)
+			terms = append(terms, fmt.Sprintf("%s ×%g (idf %.1f)", t.Term, t.Weight, t.IDF))
+		}
+		fmt.Fprintf(w, "terms: %s\n", strings.Join(terms, ", "))
+	}
+	if len(u.Missing) > 0 {
+		fmt.Fprintf(w, "not in the index: %s\n", strings.Join(u.Missing, ", "))
+	}
+}
+
+// quoteAll returns each of xs in double quotes.
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
+	}
+	return out
+}
+
+// printRelationships prints a result's relationships (--explain), one
+// line each for those it has.
+func printRelationships(w io.Writer, r *engine.Relationships) {
+	if r == nil {
+		return
+	}
+	if d := r.Definition; d != nil {
+		fmt.Fprintf(w, "    definition: %s:%d-%d %s\n", d.Path, d.Line, d.EndLine, d.Symbol)
+	}
+	list := func(label string, rs []engine.Related, more int) {
+		if len(rs) == 0 {
+			return
+		}
+		parts := make([]string, len(rs))
+		for i, x := range rs {
+			parts[i] = fmt.Sprintf("%s:%d", x.Path, x.Line)
+			if x.Symbol != "" {
+				parts[i] += " (" + x.Symbol + ")"
+			}
+		}
+		line := strings.Join(parts, ", ")
+		if more > 0 {
+			line += fmt.Sprintf(" +%d more", more)
+		}
+		fmt.Fprintf(w, "    %s: %s\n", label, line)
+	}
+	list("callers", r.Callers, r.CallersMore)
+	list("importers", r.Importers, r.ImportersMore)
+	list("tests", r.Tests, r.TestsMore)
 }
 
 // printCode prints code with line numbers from start, then a blank line.

@@ -38,8 +38,8 @@ enclosing git work tree, else the current directory). This is the command agent 
 Tools (default set): codebase_retrieval, get_symbol_definition, find_references, symbol_graph,
 list_files, index_status. --tools all adds index_codebase, get_indexing_status, clear_index,
 search_code, semantic_code_search, search_tests_for, search_config_for, search_callers_for,
-search_importers_for, change_history_for_path, expand_query, memory_store, memory_find,
-context_search and context_answer (which needs CTX_LLM_PROVIDER).
+search_importers_for, change_history_for_path, expand_query, info_request, memory_store,
+memory_find, context_search and context_answer (which needs CTX_LLM_PROVIDER).
 
 The server watches the repository (as ctx watch does; --no-watch turns it off): a file saved
 is indexed within moments, a call made after a save waits up to 1 s (CTX_FRESH_WAIT) for it to

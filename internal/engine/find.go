@@ -44,6 +44,12 @@ type FindRequest struct {
 	ExplainResults bool
 	// NoRerank skips the configured reranker.
 	NoRerank bool
+	// Explain adds the explanation mode's fields to the answer:
+	// [FindResponse].Understood, and each result's Why and, unless
+	// NoRelationships, Relationships. Computed after the search, so
+	// it changes neither the ranking nor a plain find's cost.
+	Explain         bool
+	NoRelationships bool
 
 	// cut is when the search stops gathering and answers with what it
 	// has (see [Engine.Find]); zero for none.
@@ -81,6 +87,13 @@ type Hit struct {
 	// Similarity is set on a pattern search's result ([Engine.Like]):
 	// what its score is made of.
 	Similarity *Similarity `json:"similarity,omitempty"`
+	// Why says in words why the result ranked where it did: each channel
+	// that found it (rank, score, the query terms it matched) and each
+	// ranking adjustment; set only with FindRequest.Explain.
+	Why []string `json:"why,omitempty"`
+	// Relationships are its definition, callers, importers and tests; set
+	// only with FindRequest.Explain (and not NoRelationships).
+	Relationships *Relationships `json:"relationships,omitempty"`
 	// Parts is set by [Engine.ChunkAt] on a definition the index holds as
 	// several chunks: how many; Part is then 0 when the answer is the whole
 	// definition, else which of them (1-based) it is, and DefStartLine and
@@ -269,8 +282,15 @@ type FindResponse struct {
 	Pack *PackStats `json:"pack,omitempty"`
 	// Indexed is set when this call had to build the index first.
 	Indexed *IndexReport `json:"-"`
+	// Understood is how the query was understood (kind, identifiers,
+	// paths, phrases, weighted terms); set only with FindRequest.Explain.
+	Understood *Understood `json:"understood,omitempty"`
 	// Raw keeps the search results for explain output.
 	Raw []search.Result `json:"-"`
+
+	// analysis is the search's statistics, with the query analysis it
+	// ranked by, for the explanation.
+	analysis search.Stats
 }
 
 // PackStats describes a pack of results made to a token budget.
@@ -317,6 +337,11 @@ func (e *Engine) Find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		}
 		if resp, err = e.findWithin(ctx, req); err == nil {
 			resp.Indexed = rep
+		}
+	}
+	if err == nil && req.Explain {
+		if err := e.explainAnswer(ctx, resp, !req.NoRelationships); err != nil {
+			return nil, err
 		}
 	}
 	return resp, err
@@ -568,7 +593,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if err != nil {
 		return nil, err
 	}
-	resp.Raw = res
+	resp.Raw, resp.analysis = res, st
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, gen, req.Query, query); err != nil {
 		return nil, err
 	}

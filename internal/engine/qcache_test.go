@@ -35,7 +35,7 @@ func TestQueryCache(t *testing.T) {
 		t.Fatalf("cached: first %v, second %v; want false, true", first.Stats.Cached, second.Stats.Cached)
 	}
 	ignore := cmpopts.IgnoreFields(engine.FindStats{}, "SearchMS", "Cached")
-	if diff := cmp.Diff(first, second, cmpopts.IgnoreUnexported(engine.Hit{}), ignore, cmpopts.IgnoreFields(engine.FindResponse{}, "Raw", "Query")); diff != "" {
+	if diff := cmp.Diff(first, second, cmpopts.IgnoreUnexported(engine.Hit{}, engine.FindResponse{}), ignore, cmpopts.IgnoreFields(engine.FindResponse{}, "Raw", "Query")); diff != "" {
 		t.Errorf("cached answer differs (-search +cache):\n%s", diff)
 	}
 	if c := e.QueryCache(); c == nil || c.Hits != 1 || c.Misses != 1 || c.Entries != 1 {

@@ -145,6 +145,11 @@ func FindAcross(ctx context.Context, members []Member, req FindRequest) (*FindRe
 		out.Stats.Members = append(out.Stats.Members, ms)
 		out.Stats.FilesConsidered += r.Stats.FilesConsidered
 		out.Stats.QueryKind = cmp.Or(out.Stats.QueryKind, r.Stats.QueryKind)
+		if out.Understood == nil {
+			// Each member analysed the same query; the first answer's
+			// term weights are its index's.
+			out.Understood = r.Understood
+		}
 		if !r.Stats.Fresh {
 			out.Stats.Fresh = false
 			if r.Stats.Stale != "" {

@@ -152,7 +152,7 @@ var defaultTools = []string{"codebase_retrieval", "get_symbol_definition", "find
 
 var allTools = append(slices.Clone(defaultTools), "index_codebase", "get_indexing_status", "clear_index", "search_code",
 	"semantic_code_search", "search_tests_for", "search_config_for", "search_callers_for", "search_importers_for",
-	"change_history_for_path", "expand_query", "memory_store", "memory_find", "context_search", "context_answer",
+	"change_history_for_path", "expand_query", "info_request", "memory_store", "memory_find", "context_search", "context_answer",
 	"list_workspaces", "workspace_info", "pattern_search")
 
 // TestListTools: each tool set lists exactly its tools, and every tool

@@ -44,6 +44,9 @@ Use it to see which files depend on a module before moving or changing it. Same 
 Example: {"symbol": "config", "limit": 30}`)
 	s.addChangeHistory()
 	s.addExpandQuery()
+	// Opt-in: walks the symbol graph for every result, several times the
+	// cost of a search.
+	s.addInfoRequest()
 	s.addMemoryStore()
 	s.addMemoryFind()
 	s.addContextSearch()

@@ -128,6 +128,49 @@ type Stats struct {
 	// 0 for a query with no terms. An off-topic query's words are mostly
 	// absent from a code base's vocabulary.
 	TermCoverage float64
+	// Query is the analysis the search ranked by (of the whole query, for
+	// a long query searched also by its title), for front ends that say
+	// how the query was understood; nil when the search failed before it.
+	Query *analyze.Query
+
+	// terms are the query's heaviest terms that occur in the index, with
+	// their document frequencies (see [Stats.TermWeights]).
+	terms []weighted
+}
+
+// TermWeight is one of the query's heaviest terms as the lexical channels
+// weighed it.
+type TermWeight struct {
+	Text string
+	// Weight is the term's weight in the query ([analyze.Term].Weight).
+	Weight float64
+	// DocFreq is how many chunks hold it; 0 when none does (the term then
+	// counts against [Stats].TermCoverage).
+	DocFreq int
+	// IDF is its BM25 inverse document frequency, ln(1 + (N-df+0.5)/(df+0.5)); 0 when DocFreq is 0.
+	IDF float64
+}
+
+// TermWeights returns the query's heaviest terms (at most the number
+// looked up in the index), heaviest first, each with its document
+// frequency and IDF; nil when the search did not get as far as weighing
+// them. It derives them from the analysis the search made: nothing is
+// analyzed again.
+func (st *Stats) TermWeights() []TermWeight {
+	if st.Query == nil {
+		return nil
+	}
+	found := make(map[string]weighted, len(st.terms))
+	for _, t := range st.terms {
+		found[t.text] = t
+	}
+	ts := st.Query.TopTerms(maxDocFreqTerms)
+	out := make([]TermWeight, 0, len(ts))
+	for _, t := range ts {
+		w := found[t.Text]
+		out = append(out, TermWeight{Text: t.Text, Weight: t.Weight, DocFreq: w.df, IDF: w.idf})
+	}
+	return out
 }
 
 // ErrDeadline is returned by [Searcher.Search] when [Searcher].Deadline
@@ -195,7 +238,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	}
 	q := analyze.Analyze(req.Query)
 	if q.Title == nil || !req.Uses("title") {
-		return s.search(ctx, req, q, limit, start)
+		res, st, err := s.search(ctx, req, q, limit, start)
+		st.Query = q
+		return res, st, err
 	}
 	depth := max(limit, titleDepth)
 	var (
@@ -226,6 +271,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if wholeCut && titleCut {
 		return nil, st, ErrDeadline
 	}
+	st.Query = q
 	if wholeCut {
 		// The title's search answers alone; its stats describe it.
 		st.Candidates, st.FilesConsidered, st.DenseQuery = tst.Candidates, tst.FilesConsidered, tst.DenseQuery
@@ -263,7 +309,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	if err != nil {
 		return nil, st, err
 	}
-	st.TermCoverage = coverage
+	st.TermCoverage, st.terms = coverage, terms
 
 	// Language and path filters restrict the full-text channels before
 	// their limits (and every channel after recall).

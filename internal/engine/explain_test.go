@@ -1,0 +1,122 @@
+package engine_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/engine"
+)
+
+// explainRepo is the engine fixture plus a caller of ParseConfig in
+// another package and a test of it.
+func explainRepo(t *testing.T) *engine.Engine {
+	t.Helper()
+	root := repo(t)
+	writeFile(t, root, "cmd/app/main.go", `package main
+
+import "example.com/app/config"
+
+func main() {
+	if _, err := config.ParseConfig("app.json"); err != nil {
+		panic(err)
+	}
+}
+`)
+	writeFile(t, root, "config/config_test.go", `package config
+
+import "testing"
+
+func TestParseConfig(t *testing.T) {
+	if _, err := ParseConfig("missing.json"); err == nil {
+		t.Fatal("want an error")
+	}
+}
+`)
+	e := open(t, testConfig(t), root, nil)
+	index(t, e, engine.IndexOptions{})
+	return e
+}
+
+func TestFindExplainSymbol(t *testing.T) {
+	t.Parallel()
+	e := explainRepo(t)
+
+	plain := find(t, e, engine.FindRequest{Query: "ParseConfig", Limit: 3})
+	if plain.Understood != nil || slices.ContainsFunc(plain.Results, func(h engine.Hit) bool { return h.Why != nil || h.Relationships != nil }) {
+		t.Errorf("a find without Explain carries an explanation: %+v", plain.Understood)
+	}
+
+	resp := find(t, e, engine.FindRequest{Query: "ParseConfig", Limit: 3, Explain: true})
+	u := resp.Understood
+	if u == nil {
+		t.Fatal("no Understood with Explain")
+	}
+	if u.Kind != "symbol" || u.Name != "ParseConfig" || !slices.Equal(u.Symbols, []string{"ParseConfig"}) {
+		t.Errorf("understood kind %q, name %q, symbols %q; want symbol, ParseConfig, [ParseConfig]", u.Kind, u.Name, u.Symbols)
+	}
+	if u.Defined == nil || !*u.Defined || u.Definition == nil || u.Definition.Path != "config/config.go" || u.Definition.Line != 8 {
+		t.Errorf("understood definition = %+v, want config/config.go:8", u.Definition)
+	}
+	if !slices.ContainsFunc(u.Terms, func(t engine.UnderstoodTerm) bool { return t.Term == "parseconfig" && t.IDF > 0 && t.Weight > 0 }) {
+		t.Errorf("terms %+v lack parseconfig with a weight and an IDF", u.Terms)
+	}
+
+	h := resp.Results[0]
+	if h.Path != "config/config.go" || h.Symbol != "ParseConfig" {
+		t.Fatalf("first result %s %s, want ParseConfig's definition", h.Path, h.Symbol)
+	}
+	if !slices.Contains(h.Why, "lifted: defines the symbol asked for") || !slices.ContainsFunc(h.Why, func(w string) bool { return strings.HasPrefix(w, "defined-name search rank 1") }) {
+		t.Errorf("why = %q, want the symbol channel's rank and the definition lift", h.Why)
+	}
+	r := h.Relationships
+	if r == nil {
+		t.Fatal("no relationships on the first result")
+	}
+	if r.Definition != nil {
+		t.Errorf("the definition names a definition elsewhere: %+v", r.Definition)
+	}
+	if !slices.ContainsFunc(r.Callers, func(c engine.Related) bool { return c.Path == "cmd/app/main.go" && c.Line == 6 && c.Symbol == "main" }) {
+		t.Errorf("callers = %+v, want cmd/app/main.go:6 in main", r.Callers)
+	}
+	if slices.ContainsFunc(r.Callers, func(c engine.Related) bool { return strings.HasSuffix(c.Path, "_test.go") }) {
+		t.Errorf("callers %+v hold a test", r.Callers)
+	}
+	if !slices.ContainsFunc(r.Tests, func(c engine.Related) bool { return c.Path == "config/config_test.go" && c.Symbol == "TestParseConfig" }) {
+		t.Errorf("tests = %+v, want TestParseConfig", r.Tests)
+	}
+	if !slices.ContainsFunc(r.Importers, func(c engine.Related) bool { return c.Path == "cmd/app/main.go" && c.Line == 3 }) {
+		t.Errorf("importers = %+v, want cmd/app/main.go:3", r.Importers)
+	}
+
+	// The ranking is the same with and without the explanation.
+	if got, want := hitPaths(resp), hitPaths(plain); !slices.Equal(got, want) {
+		t.Errorf("explained results %v, plain %v", got, want)
+	}
+
+	// NoRelationships keeps the why-lines and skips the graph.
+	resp = find(t, e, engine.FindRequest{Query: "ParseConfig", Limit: 3, Explain: true, NoRelationships: true})
+	if resp.Results[0].Relationships != nil || len(resp.Results[0].Why) == 0 || resp.Understood.Defined != nil {
+		t.Errorf("NoRelationships: relationships %+v, why %q, defined %v", resp.Results[0].Relationships, resp.Results[0].Why, resp.Understood.Defined)
+	}
+}
+
+func TestFindExplainNatural(t *testing.T) {
+	t.Parallel()
+	e := explainRepo(t)
+	resp := find(t, e, engine.FindRequest{Query: "exponential backoff between zebra attempts", Limit: 3, Explain: true})
+	u := resp.Understood
+	if u == nil || u.Kind != "natural" || u.Name != "" || u.Defined != nil {
+		t.Fatalf("understood = %+v, want a natural query with no name", u)
+	}
+	if !slices.Contains(u.Missing, "zebra") || slices.Contains(u.Missing, "backoff") {
+		t.Errorf("missing = %q, want zebra and not backoff", u.Missing)
+	}
+	if len(resp.Results) == 0 || resp.Results[0].Path != "client/retry.go" {
+		t.Fatalf("results = %v, want client/retry.go first", hitPaths(resp))
+	}
+	why := resp.Results[0].Why
+	if len(why) == 0 || !strings.HasPrefix(why[0], "BM25 rank 1") || !strings.Contains(why[0], "matched: ") || !strings.Contains(why[0], "backoff") || strings.Contains(why[0], "zebra") {
+		t.Errorf("why = %q, want BM25 rank 1 first, matching backoff and not zebra", why)
+	}
+}
