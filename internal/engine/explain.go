@@ -183,6 +183,14 @@ func (e *Engine) explainAnswer(ctx context.Context, resp *FindResponse, relation
 	g, gctx := errgroup.WithContext(rctx)
 	g.SetLimit(2)
 	imp := newImporterCache(e)
+	// Each Go package is parsed once for every result, from a view
+	// held until the walk ends.
+	v, release, err := e.acquireCurrent(rctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	calls := &sharedGoCalls{g: e.goCalls(rctx, v.db)}
 	rels := make([]*Relationships, len(resp.Results))
 	for i := range resp.Results {
 		h := resp.Results[i]
@@ -194,12 +202,12 @@ func (e *Engine) explainAnswer(ctx context.Context, resp *FindResponse, relation
 			def = nil // it is the definition, or does not name it
 		}
 		g.Go(func() error {
-			r, err := e.relationships(gctx, h, def, imp)
+			r, err := e.relationships(gctx, h, def, imp, calls)
 			rels[i] = r
 			return err
 		})
 	}
-	err := g.Wait()
+	err = g.Wait()
 	for i, r := range rels {
 		resp.Results[i].Relationships = r
 	}
@@ -427,7 +435,7 @@ func boostWords(b string) string {
 // relationships returns h's relationships (see [Relationships]); asked is
 // the definition of the name a symbol query asks for when h names it
 // without being it (nil otherwise).
-func (e *Engine) relationships(ctx context.Context, h Hit, asked *Related, imp *importerCache) (*Relationships, error) {
+func (e *Engine) relationships(ctx context.Context, h Hit, asked *Related, imp *importerCache, calls *sharedGoCalls) (*Relationships, error) {
 	r := &Relationships{Callers: []Related{}, Importers: []Related{}, Tests: []Related{}}
 	symbol := ""
 	if definitionKinds[h.Kind] && h.Symbol != "" {
@@ -454,7 +462,7 @@ func (e *Engine) relationships(ctx context.Context, h Hit, asked *Related, imp *
 	var tests []Related
 	testSeen := map[string]bool{}
 	if symbol != "" {
-		refs, err := e.References(ctx, ReferenceQuery{Symbol: symbol, ExcludeDefinition: true, Max: maxRelationRefs, Hint: h.Path, MinConfidence: 0.5})
+		refs, err := e.References(ctx, ReferenceQuery{Symbol: symbol, ExcludeDefinition: true, Max: maxRelationRefs, Hint: h.Path, MinConfidence: 0.5, shared: calls})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err

@@ -373,6 +373,9 @@ type ReferenceQuery struct {
 	// Hint, a file or directory, picks among same-named definitions as
 	// in [Engine.Definitions].
 	Hint string
+	// shared, when set, resolves Go calls through a parse cache that
+	// other References calls of the same explanation share.
+	shared *sharedGoCalls
 }
 
 // References returns whole-word, case-sensitive mentions of a symbol's
@@ -426,7 +429,7 @@ func (e *Engine) References(ctx context.Context, q ReferenceQuery) ([]Reference,
 	// for (*Server).Shutdown on the Go tree, against 0.03 s by text):
 	// done when the lookup named one definition among several, where it
 	// tells their uses apart.
-	goLink := e.newGoRefLinker(ctx, v.db, defRows, narrowed)
+	goLink := e.newGoRefLinker(ctx, v.db, defRows, narrowed, q.shared)
 	// When the lookup named Go definitions only, a mention outside Go
 	// files is not a use, nor is a mention of an unexported name outside
 	// its package's directory.
