@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/e2etest"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -43,24 +41,16 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		skipWithoutE2E(t, "node is not on PATH (%v): install Node.js 18+, then run npm ci --prefix e2e/mcp", err)
+		e2etest.Skip(t, "node is not on PATH (%v): install Node.js 18+, then run npm ci --prefix e2e/mcp", err)
 	}
-	root := moduleRoot(t)
+	root := e2etest.ModuleRoot(t)
 	e2e := filepath.Join(root, "e2e", "mcp")
 	if _, err := os.Stat(filepath.Join(e2e, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		skipWithoutE2E(t, "the MCP TypeScript SDK is not installed in e2e/mcp/node_modules: run npm ci --prefix e2e/mcp")
+		e2etest.Skip(t, "the MCP TypeScript SDK is not installed in e2e/mcp/node_modules: run npm ci --prefix e2e/mcp")
 	}
 
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ctx")
-	start := time.Now()
-	args := append(append([]string{"build"}, raceFlag()...), "-o", bin, "./cmd/ctx")
-	build := exec.CommandContext(t.Context(), "go", args...)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	bin := e2etest.BuildCtx(t, root)
 
 	a, err := txtar.ParseFile(filepath.Join(e2e, "testdata", "repo.txtar"))
 	if err != nil {
@@ -71,7 +61,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(tmp, "cache")
-	env := hermeticEnv()
+	env := e2etest.HermeticEnv()
 	index := exec.CommandContext(t.Context(), bin, "index", "--repo", repo, "--cache-dir", cache)
 	index.Env = env
 	if out, err := index.CombinedOutput(); err != nil {
@@ -134,37 +124,6 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		runClient(t, node, e2e, append(env, "CTX_MCP_TOKEN="+token), client, "http", base+"/mcp", repo, cache)
 	})
-}
-
-// requireE2E names the variable that turns the skips of
-// [skipWithoutE2E] into failures.
-const requireE2E = "CTX_REQUIRE_E2E"
-
-// skipWithoutE2E skips a test that needs what `npm ci --prefix e2e/mcp`
-// installs, with a message that says what is missing and what to run,
-// unless CTX_REQUIRE_E2E is set to a true value: then the test fails.
-func skipWithoutE2E(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if on, _ := strconv.ParseBool(os.Getenv(requireE2E)); on {
-		t.Fatalf("%s (%s is set: failing instead of skipping)", msg, requireE2E)
-	}
-	t.Skip(msg)
-}
-
-// raceFlag is ["-race"] when the test binary was built with -race: the
-// servers under test then run under the race detector too, and the build
-// reuses the packages `go test -race ./...` compiled (a cold non-race
-// build of ctx takes about a minute).
-func raceFlag() []string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				return []string{"-race"}
-			}
-		}
-	}
-	return nil
 }
 
 // runClient runs client.mjs and fails with its stderr unless it exits 0
@@ -288,39 +247,4 @@ func healthy(ctx context.Context, base string) error {
 		return fmt.Errorf("GET /healthz = %d", resp.StatusCode)
 	}
 	return nil
-}
-
-// hermeticEnv is the test's environment without CTX_* settings, so the
-// developer's provider, cache or excludes cannot change what the
-// processes under test do.
-func hermeticEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CTX_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// moduleRoot walks up from the test's directory to the directory of
-// go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		} else if !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx-dev/ctx/internal/e2etest"
 	"github.com/ctx-dev/ctx/internal/mcpserver"
 )
 
@@ -42,7 +43,7 @@ func TestREADMEToolArguments(t *testing.T) {
 		t.Errorf("codebase_retrieval's row does not start with information_request:\n%s", table)
 	}
 
-	file := filepath.Join(moduleRoot(t), "README.md")
+	file := filepath.Join(e2etest.ModuleRoot(t), "README.md")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
