@@ -23,7 +23,11 @@ import (
 	"github.com/ctx-dev/ctx/internal/config"
 )
 
-func BenchmarkFindGoroot(b *testing.B) {
+func BenchmarkFindGoroot(b *testing.B) { benchGoroot(b, false) }
+
+// benchGoroot runs the 50 queries in turn, a new engine for each, with
+// the explanation when explain is set (FindRequest.Explain).
+func benchGoroot(b *testing.B, explain bool) {
 	cacheDir := os.Getenv("CTX_BENCH_GOROOT_CACHE")
 	if cacheDir == "" || testing.Short() {
 		b.Skip("CTX_BENCH_GOROOT_CACHE is unset (or -short)")
@@ -43,7 +47,7 @@ func BenchmarkFindGoroot(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10, AutoIndex: true}); err != nil {
+		if _, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10, AutoIndex: true, Explain: explain}); err != nil {
 			b.Fatal(err)
 		}
 		e.Close()
@@ -76,30 +80,4 @@ func benchQueries(b *testing.B, path string) []string {
 // definition, callers, importers and tests), as `ctx find --explain` and
 // MCP info_request compute it. Same setup and command, with
 // -bench=BenchmarkExplainGoroot.
-func BenchmarkExplainGoroot(b *testing.B) {
-	cacheDir := os.Getenv("CTX_BENCH_GOROOT_CACHE")
-	if cacheDir == "" || testing.Short() {
-		b.Skip("CTX_BENCH_GOROOT_CACHE is unset (or -short)")
-	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("no go command: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
-	queries := benchQueries(b, "../../scripts/goroot-queries.txt")
-	cfg := config.Default()
-	cfg.CacheDir = cacheDir
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		e, err := Open(cfg, root, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10, AutoIndex: true, Explain: true}); err != nil {
-			b.Fatal(err)
-		}
-		e.Close()
-		i++
-	}
-}
+func BenchmarkExplainGoroot(b *testing.B) { benchGoroot(b, true) }
