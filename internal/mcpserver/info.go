@@ -65,31 +65,11 @@ func (s *Server) infoRequest(ctx context.Context, _ *mcp.CallToolRequest, in Inf
 	if req.Limit <= 0 {
 		req.Limit = 5
 	}
-	var resp *engine.FindResponse
-	if in.Workspace != "" {
-		if in.RepoPath != "" {
-			return nil, out, badArg("workspace searches every member: leave repo_path out")
-		}
-		members, err := s.workspaceMembers(in.Workspace)
-		if err != nil {
-			return nil, out, err
-		}
-		if resp, err = engine.FindAcross(ctx, members, req); err != nil {
-			return nil, out, err
-		}
-	} else {
-		e, scope, err := s.repoScope(in.RepoPath)
-		if err != nil {
-			return nil, out, err
-		}
-		if scope != "" {
-			req.PathGlobs = scopeGlobs(scope, req.PathGlobs)
-		}
-		if resp, err = e.Find(ctx, req); err != nil {
-			return nil, out, s.explain(e, err)
-		}
-		out.Scope = scope
+	resp, scope, err := s.find(ctx, req, in.RepoPath, in.Workspace)
+	if err != nil {
+		return nil, out, err
 	}
+	out.Scope = scope
 	if !explain {
 		resp.Understood, resp.Stats.Basis = nil, nil
 		for i := range resp.Results {

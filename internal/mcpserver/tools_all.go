@@ -195,31 +195,12 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 	if limit <= 0 {
 		limit = 10
 	}
-	var resp *engine.FindResponse
-	if in.Workspace != "" {
-		if in.RepoPath != "" {
-			return nil, out, badArg("workspace searches every member: leave repo_path out")
-		}
-		members, err := s.workspaceMembers(in.Workspace)
-		if err != nil {
-			return nil, out, err
-		}
-		if resp, err = engine.FindAcross(ctx, members, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: in.PathGlobs, Full: in.IncludeCode}); err != nil {
-			return nil, out, err
-		}
-	} else {
-		e, sc, err := s.repoScope(in.RepoPath)
-		if err != nil {
-			return nil, out, err
-		}
+	resp, sc, err := s.find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: in.PathGlobs, Full: in.IncludeCode}, in.RepoPath, in.Workspace)
+	if err != nil {
+		return nil, out, err
+	}
+	if in.Workspace == "" {
 		scope = sc
-		globs := in.PathGlobs
-		if scope != "" {
-			globs = scopeGlobs(scope, globs)
-		}
-		if resp, err = e.Find(ctx, engine.FindRequest{Query: in.Query, Limit: limit, Languages: in.Language, PathGlobs: globs, Full: in.IncludeCode}); err != nil {
-			return nil, out, s.explain(e, err)
-		}
 	}
 	out.Query, out.Results, out.Stats = resp.Query, resp.Results, resp.Stats
 	out.ServerMS = since(start)
@@ -245,6 +226,36 @@ func (s *Server) search(ctx context.Context, in SearchCodeInput, scope string) (
 		}
 	}
 	return textResult(b.String()), out, nil
+}
+
+// find runs req on the repository repoPath names (its scope, a folder
+// inside it, narrows req's globs and comes back) or, when workspace is
+// set, on every member of that workspace (repoPath must then be empty).
+// Errors come back as tool errors with their fix.
+func (s *Server) find(ctx context.Context, req engine.FindRequest, repoPath, workspace string) (*engine.FindResponse, string, error) {
+	if workspace != "" {
+		if repoPath != "" {
+			return nil, "", badArg("workspace searches every member: leave repo_path out")
+		}
+		members, err := s.workspaceMembers(workspace)
+		if err != nil {
+			return nil, "", err
+		}
+		resp, err := engine.FindAcross(ctx, members, req)
+		return resp, "", err
+	}
+	e, scope, err := s.repoScope(repoPath)
+	if err != nil {
+		return nil, "", err
+	}
+	if scope != "" {
+		req.PathGlobs = scopeGlobs(scope, req.PathGlobs)
+	}
+	resp, err := e.Find(ctx, req)
+	if err != nil {
+		return nil, "", s.explain(e, err)
+	}
+	return resp, scope, nil
 }
 
 // testGlobs and configGlobs scope search_tests_for and search_config_for.
