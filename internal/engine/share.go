@@ -177,25 +177,7 @@ func originRemote(top string) string {
 			gitDir = cd
 		}
 	}
-	f, err := os.Open(filepath.Join(gitDir, "config"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			in = strings.EqualFold(strings.Join(strings.Fields(line), " "), `[remote "origin"]`)
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if in && ok && strings.EqualFold(strings.TrimSpace(k), "url") {
-			return redactRemote(strings.TrimSpace(v))
-		}
-	}
-	return ""
+	return redactRemote(originURLIn(gitDir))
 }
 
 // redactRemote drops credentials from a remote's url: the user and

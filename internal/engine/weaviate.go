@@ -50,12 +50,18 @@ func (e *Engine) Tenant() string {
 // originURL returns the first URL of the repository's "origin" remote,
 // or "" when root has no readable .git/config or no origin.
 func originURL(root string) string {
+	return originURLIn(filepath.Join(root, ".git"))
+}
+
+// originURLIn returns the first URL of the "origin" remote in the git
+// directory gitDir's config, or "" when it is unreadable or has none.
+func originURLIn(gitDir string) string {
 	var c struct {
 		Remote map[string]*struct{ URL []string }
 	}
 	// Sections and keys ctx does not read are reported as warnings, not
 	// fatal errors.
-	if err := gcfg.FatalOnly(gcfg.ReadFileInto(&c, filepath.Join(root, ".git", "config"))); err != nil {
+	if err := gcfg.FatalOnly(gcfg.ReadFileInto(&c, filepath.Join(gitDir, "config"))); err != nil {
 		return ""
 	}
 	if r := c.Remote["origin"]; r != nil && len(r.URL) > 0 {
