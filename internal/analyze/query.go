@@ -111,7 +111,7 @@ func Analyze(raw string) *Query {
 	q := &Query{Raw: raw}
 	seenSym := map[string]bool{}
 	addSym := func(s string) {
-		s = strings.Trim(s, ".:#->()")
+		s = trimSymbol(s)
 		if s == "" || len(s) > 120 || seenSym[s] {
 			return
 		}
@@ -266,6 +266,19 @@ func Analyze(raw string) *Query {
 		q.Title = title(raw)
 	}
 	return q
+}
+
+// trimSymbol strips the punctuation around a symbol written in a query
+// ("obj.method()", "::Base", "parse(") but keeps a Go method's receiver
+// whole: "(*Server).Shutdown" and "(*Server).Shutdown()" are
+// "(*Server).Shutdown", the way ctx's index writes that symbol, never
+// "*Server).Shutdown".
+func trimSymbol(s string) string {
+	s = strings.TrimSuffix(strings.Trim(s, ".:#->"), "()")
+	if strings.HasPrefix(s, "(") && !strings.HasSuffix(s, ")") && strings.Count(s, "(") == strings.Count(s, ")") {
+		return s
+	}
+	return strings.Trim(s, ".:#->()")
 }
 
 // declKeywords are the words that open a declaration. The ones marked

@@ -374,6 +374,21 @@ exit status 2`,
 			paths: []string{"net/http/server.go", "transport.go"},
 		},
 		{
+			name:        "a Go method keeps its receiver whole",
+			query:       "(*Server).Shutdown",
+			wantSymbols: []string{"(*Server).Shutdown"},
+		},
+		{
+			name:        "a Go method call in backticks keeps its receiver whole",
+			query:       "why does `(*Server).Shutdown()` hang but `(T).String` not",
+			wantSymbols: []string{"(*Server).Shutdown", "(T).String", "Shutdown"},
+		},
+		{
+			name:        "parentheses around a plain name are dropped",
+			query:       "`(parse)` and `parse(`",
+			wantSymbols: []string{"parse"},
+		},
+		{
 			name:        "method call is a symbol, not a path",
 			query:       "obj.method",
 			wantSymbols: []string{"obj.method"},
