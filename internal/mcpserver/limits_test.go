@@ -138,13 +138,11 @@ func TestRetrievalLongQuery(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{tools: mcpserver.ToolsAll})
 	query := "retry with exponential backoff " + strings.Repeat("lorem ipsum dolor sit amet ", 10<<20/27)
-	start := time.Now()
 	var out mcpserver.RetrievalOutput
 	res, err := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "codebase_retrieval", Arguments: map[string]any{"information_request": query}})
 	if err != nil || res.IsError {
 		t.Fatalf("codebase_retrieval with a 10 MB request: %v, %v", err, res)
 	}
-	took := time.Since(start)
 	b, _ := json.Marshal(res)
 	sb, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -177,9 +175,6 @@ func TestRetrievalLongQuery(t *testing.T) {
 	}
 	if len(out.Segments) == 0 {
 		t.Error("no segments")
-	}
-	if took > 20*time.Second {
-		t.Errorf("a 10 MB request took %s", took)
 	}
 
 	// search_code and semantic_code_search echo no more either.

@@ -174,13 +174,13 @@ func TestHTTPMalformedBody(t *testing.T) {
 func TestSessionIdle(t *testing.T) {
 	t.Parallel()
 	b := newBareServer(t)
-	// The session in use is pinged every idle/10: a loaded machine
-	// (the race detector, other packages' tests) must stall a ping for a
-	// whole second before the test could mistake it for idle.
-	const idle = time.Second
+	// The session in use is pinged every idle/20: a loaded machine
+	// (the race detector, other packages' tests) must stall a ping for
+	// two whole seconds before the test could mistake it for idle.
+	const idle = 2 * time.Second
 	base := b.serveHTTP(t, HTTPOptions{SessionIdle: idle})
 	idleID, usedID := openRaw(t, base), openRaw(t, base)
-	for end := time.Now().Add(3 * idle); time.Now().Before(end); time.Sleep(idle / 10) {
+	for end := time.Now().Add(3 * idle); time.Now().Before(end); time.Sleep(idle / 20) {
 		if code := ping(t, base, usedID); code != http.StatusOK {
 			t.Fatalf("ping on a session in use: %d", code)
 		}
