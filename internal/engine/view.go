@@ -56,6 +56,14 @@ type view struct {
 	// them instead of reloading every vector after each batch, and say
 	// the index is being updated.
 	prev *search.Vectors
+
+	// tab is the chunk rows of this state, read on first use by a kept
+	// engine's search (see [Engine.viewTable]); prevTab is the table of
+	// the view this one replaced, to bring up to date rather than read
+	// whole. tabMu guards both.
+	tabMu   sync.Mutex
+	tab     *store.ChunkTable
+	prevTab *store.ChunkTable
 }
 
 // head is the part of the index's meta that tells one committed state
@@ -204,6 +212,16 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 			v.prev = cur.prev
 		}
 		cur.vecMu.Unlock()
+	}
+	if cur != nil {
+		// A table of another database is told by its index id and read
+		// anew (see [store.ChunkTable.Advance]).
+		cur.tabMu.Lock()
+		v.prevTab = cur.tab
+		if v.prevTab == nil {
+			v.prevTab = cur.prevTab
+		}
+		cur.tabMu.Unlock()
 	}
 	e.mu.Lock()
 	if h.view == nil || h.view.gen <= v.gen {

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/search"
+	"github.com/ctx-dev/ctx/internal/store"
+)
+
+// maxTableChunks bounds the chunk rows a kept engine holds in memory
+// ([store.ChunkTable], about 130 bytes a chunk measured on the Go
+// standard library, so about 130 MB at the bound): a larger index is
+// searched from SQLite, as a one-shot process searches.
+const maxTableChunks = 1_000_000
+
+// residentSource is a kept view's index for a search: the view's
+// database, with chunk rows (by id and by name) answered from the view's
+// [store.ChunkTable] instead of a statement per call.
+type residentSource struct {
+	*store.DB
+	t *store.ChunkTable
+}
+
+// Chunks answers from the table; it never fails.
+func (s residentSource) Chunks(_ context.Context, ids []int64) ([]store.ChunkRow, error) {
+	return s.t.Chunks(ids), nil
+}
+
+// ChunksByName answers from the table; it never fails.
+func (s residentSource) ChunksByName(_ context.Context, names []string, limit int) ([]store.ChunkRow, error) {
+	return s.t.ChunksByName(names, limit), nil
+}
+
+// chunkSource is the source a search of v reads chunk rows from: v's
+// resident table for a kept engine ([Options.KeepOpen]), read on first
+// use; the database itself for a one-shot engine (which would read the
+// table to use it once), while an index run is writing (every batch
+// commits a new state, and the rows the BM25 postings name must be the
+// ones committed), for an index above [maxTableChunks], or when the
+// table cannot be read.
+func (e *Engine) chunkSource(ctx context.Context, v *view) search.Source {
+	if !e.keepOpen || v.head.running || v.total > maxTableChunks {
+		return v.db
+	}
+	t, err := e.viewTable(ctx, v)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("reading the chunk table; searching the database", "err", err)
+		}
+		return v.db
+	}
+	return residentSource{DB: v.db, t: t}
+}
+
+// viewTable returns v's chunk table, read on first use: brought up to
+// date from the table of the view v replaced when there is one (the rows
+// of deleted chunks dropped, the new ones read), else read whole.
+// Concurrent callers wait for the one read; a failed read is tried again
+// by the next call.
+func (e *Engine) viewTable(ctx context.Context, v *view) (*store.ChunkTable, error) {
+	v.tabMu.Lock()
+	defer v.tabMu.Unlock()
+	if v.tab != nil {
+		return v.tab, nil
+	}
+	start := time.Now()
+	how := "read"
+	var t *store.ChunkTable
+	var err error
+	if v.prevTab != nil {
+		how = "advanced"
+		t, err = v.prevTab.Advance(ctx, v.db)
+		if err != nil && !errors.Is(err, store.ErrOtherIndexTable) {
+			e.log.Warn("updating the chunk table; reading it all", "err", err)
+		}
+	}
+	if t == nil {
+		how = "read"
+		if t, err = v.db.ReadChunkTable(ctx); err != nil {
+			return nil, err
+		}
+	}
+	v.tab, v.prevTab = t, nil
+	e.log.Debug("chunk table "+how, "chunks", t.Len(), "bytes", t.Bytes(), "dur", time.Since(start))
+	return t, nil
+}
