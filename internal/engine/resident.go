@@ -21,6 +21,47 @@ const maxTableChunks = 1_000_000
 type residentSource struct {
 	*store.DB
 	t *store.ChunkTable
+	v *view
+}
+
+// maxViewDocFreqs bounds the terms whose document frequency a view keeps
+// (about 50 bytes a term: 2.5 MB at the bound); past it, terms are read
+// from the database each time.
+const maxViewDocFreqs = 50_000
+
+// DocFreqs answers the terms the view has read before from memory and
+// reads the others: a committed state's document frequencies are fixed.
+func (s residentSource) DocFreqs(ctx context.Context, terms []string) (map[string]int, error) {
+	out := make(map[string]int, len(terms))
+	var missing []string
+	s.v.dfMu.Lock()
+	for _, t := range terms {
+		if n, ok := s.v.df[t]; ok {
+			out[t] = n
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	s.v.dfMu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := s.DB.DocFreqs(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	s.v.dfMu.Lock()
+	if s.v.df == nil {
+		s.v.df = map[string]int{}
+	}
+	for t, n := range read {
+		out[t] = n
+		if len(s.v.df) < maxViewDocFreqs {
+			s.v.df[t] = n
+		}
+	}
+	s.v.dfMu.Unlock()
+	return out, nil
 }
 
 // Chunks answers from the table; it never fails.
@@ -51,7 +92,7 @@ func (e *Engine) chunkSource(ctx context.Context, v *view) search.Source {
 		}
 		return v.db
 	}
-	return residentSource{DB: v.db, t: t}
+	return residentSource{DB: v.db, t: t, v: v}
 }
 
 // viewTable returns v's chunk table, read on first use: brought up to

@@ -64,6 +64,12 @@ type view struct {
 	tabMu   sync.Mutex
 	tab     *store.ChunkTable
 	prevTab *store.ChunkTable
+
+	// df is the BM25 document frequencies a kept engine's searches of
+	// this state have read (see [residentSource.DocFreqs]); dfMu guards
+	// it.
+	dfMu sync.Mutex
+	df   map[string]int
 }
 
 // head is the part of the index's meta that tells one committed state
