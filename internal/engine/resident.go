@@ -127,3 +127,25 @@ func (e *Engine) viewTable(ctx context.Context, v *view) (*store.ChunkTable, err
 	e.log.Debug("chunk table "+how, "chunks", t.Len(), "bytes", t.Bytes(), "dur", time.Since(start))
 	return t, nil
 }
+
+// Prefetch reads what a kept engine holds for the index's current
+// committed state before the first query asks for it: the chunk table
+// (about 0.6 s on the Go standard library's 106k chunks). A server calls
+// it once when it starts, beside its watcher; a query that comes first
+// waits for the one read. It does nothing for a one-shot engine, without
+// an index, or while an index run is writing. Errors are logged: the
+// first query reads again.
+func (e *Engine) Prefetch(ctx context.Context) {
+	if !e.keepOpen || e.remoteBackend() {
+		return
+	}
+	v, release, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
+	if v.stored == "" || v.stored != e.Identity().Hash {
+		return // a first index being built, or a stale one: queries say so
+	}
+	e.chunkSource(ctx, v)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -56,14 +57,6 @@ type fileRow struct {
 	mtime    int64
 }
 
-// residentRow is one chunk row as read, before it is packed.
-type residentRow struct {
-	id, fileID                      int64
-	kind, symbol, name, crumb, summ string
-	startLine, endLine, start, end  int64
-	part                            int64
-}
-
 // ReadChunkTable reads every chunk row and file of the committed state
 // into a [ChunkTable], in one transaction. Cost on the Go standard
 // library (106k chunks): one scan of each table.
@@ -74,11 +67,15 @@ func (db *DB) ReadChunkTable(ctx context.Context) (*ChunkTable, error) {
 		if err != nil {
 			return err
 		}
-		rows, err := residentRows(ctx, tx, 0)
-		if err != nil {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks INDEXED BY chunks_file`).Scan(&n); err != nil {
+			return fmt.Errorf("counting chunks: %v", err)
+		}
+		b := newTableBuilder(ver, files, n)
+		if err := b.read(ctx, tx, 0); err != nil {
 			return err
 		}
-		t = packTable(ver, files, nil, rows)
+		t = b.finish()
 		return nil
 	})
 	return t, err
@@ -111,15 +108,23 @@ func (t *ChunkTable) Advance(ctx context.Context, db *DB) (*ChunkTable, error) {
 			return err
 		}
 		slices.Sort(live)
+		b := newTableBuilder(ver, files, len(live))
+		for i, id := range t.ids {
+			if _, ok := slices.BinarySearch(live, id); !ok {
+				continue
+			}
+			addRow(b, id, t.fileRows[t.files[i]].id, t.kindNames[t.kinds[i]],
+				t.field(i, 0), t.field(i, 1), t.field(i, 2), t.field(i, 3),
+				int64(t.startLine[i]), int64(t.endLine[i]), int64(t.startByte[i]), int64(t.endByte[i]), int64(t.part[i]))
+		}
 		var top int64
 		if len(t.ids) > 0 {
 			top = t.ids[len(t.ids)-1]
 		}
-		added, err := residentRows(ctx, tx, top)
-		if err != nil {
+		if err := b.read(ctx, tx, top); err != nil {
 			return err
 		}
-		out = packTable(ver, files, &kept{t: t, live: live}, added)
+		out = b.finish()
 		return nil
 	})
 	return out, err
@@ -128,12 +133,6 @@ func (t *ChunkTable) Advance(ctx context.Context, db *DB) (*ChunkTable, error) {
 // ErrOtherIndexTable is [ChunkTable.Advance]'s answer for a database that
 // is not the one the table was read from: read the table anew.
 var ErrOtherIndexTable = errors.New("the chunk table belongs to another index")
-
-// kept is the rows of an older table still live.
-type kept struct {
-	t    *ChunkTable
-	live []int64 // every live chunk id, ascending
-}
 
 func residentHead(ctx context.Context, tx *sql.Tx) (Version, []fileRow, error) {
 	kv, err := metaRows(ctx, tx, `SELECT key, value FROM meta WHERE key IN (?, ?)`, MetaIndexID, MetaContentVersion)
@@ -146,28 +145,17 @@ func residentHead(ctx context.Context, tx *sql.Tx) (Version, []fileRow, error) {
 	return versionOf(kv), files, err
 }
 
-func residentRows(ctx context.Context, tx *sql.Tx, after int64) ([]residentRow, error) {
-	return collect(ctx, tx, "chunks", `SELECT id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part FROM chunks WHERE id > ? ORDER BY id`, []any{after},
-		func(rows *sql.Rows, r *residentRow) error {
-			return rows.Scan(&r.id, &r.fileID, &r.kind, &r.symbol, &r.name, &r.crumb, &r.summ, &r.startLine, &r.endLine, &r.start, &r.end, &r.part)
-		})
+// tableBuilder packs rows, by ascending id, into a new [ChunkTable].
+type tableBuilder struct {
+	t    *ChunkTable
+	text []byte
 }
 
-// packTable builds a table of the files, the rows of old still live, and
-// added (ascending ids, all above old's).
-func packTable(ver Version, files []fileRow, old *kept, added []residentRow) *ChunkTable {
+// newTableBuilder starts a table of files with room for n rows.
+func newTableBuilder(ver Version, files []fileRow, n int) *tableBuilder {
 	t := &ChunkTable{Version: ver, fileRows: files, fileByID: make(map[int64]int32, len(files)), kindByName: map[string]uint8{}}
 	for i, f := range files {
 		t.fileByID[f.id] = int32(i)
-	}
-	n := len(added)
-	textLen := 0
-	for _, r := range added {
-		textLen += len(r.symbol) + len(r.name) + len(r.crumb) + len(r.summ)
-	}
-	if old != nil {
-		n += len(old.live)
-		textLen += len(old.t.text)
 	}
 	t.ids = make([]int64, 0, n)
 	t.files = make([]int32, 0, n)
@@ -178,48 +166,59 @@ func packTable(ver Version, files []fileRow, old *kept, added []residentRow) *Ch
 	t.endByte = make([]int32, 0, n)
 	t.part = make([]int32, 0, n)
 	t.off = make([]uint32, 1, 4*n+1)
-	var text strings.Builder
-	text.Grow(textLen)
-	add := func(id, fileID int64, kind string, fields [4]string, sl, el, sb, eb, part int64) {
-		fi, ok := t.fileByID[fileID]
-		if !ok {
-			// A chunk without its file: the join of DB.Chunks leaves it out.
-			return
-		}
-		k, ok := t.kindByName[kind]
-		if !ok {
-			k = uint8(len(t.kindNames))
-			t.kindNames = append(t.kindNames, kind)
-			t.kindByName[kind] = k
-		}
-		t.ids = append(t.ids, id)
-		t.files = append(t.files, fi)
-		t.kinds = append(t.kinds, k)
-		t.startLine = append(t.startLine, int32(sl))
-		t.endLine = append(t.endLine, int32(el))
-		t.startByte = append(t.startByte, int32(sb))
-		t.endByte = append(t.endByte, int32(eb))
-		t.part = append(t.part, int32(part))
-		for _, f := range fields {
-			text.WriteString(f)
-			t.off = append(t.off, uint32(text.Len()))
-		}
-	}
-	if old != nil {
-		o := old.t
-		for i, id := range o.ids {
-			if _, ok := slices.BinarySearch(old.live, id); !ok {
-				continue
+	// Room for the text of n rows at the Go standard library's 100 bytes
+	// a row (symbol, name, breadcrumb and summary), so it grows rarely.
+	return &tableBuilder{t: t, text: make([]byte, 0, 100*n)}
+}
+
+// read adds the rows of the chunks with ids above after. The text
+// columns are scanned as raw bytes and copied once, into the table's
+// text.
+func (b *tableBuilder) read(ctx context.Context, tx *sql.Tx, after int64) error {
+	var kind, sym, name, crumb, summ sql.RawBytes
+	var id, fileID, sl, el, sb, eb, part int64
+	return each(ctx, tx, "chunks", `SELECT id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part FROM chunks WHERE id > ? ORDER BY id`, []any{after},
+		func(rows *sql.Rows) error {
+			if err := rows.Scan(&id, &fileID, &kind, &sym, &name, &crumb, &summ, &sl, &el, &sb, &eb, &part); err != nil {
+				return err
 			}
-			f := o.fileRows[o.files[i]]
-			add(id, f.id, o.kindNames[o.kinds[i]], [4]string{o.field(i, 0), o.field(i, 1), o.field(i, 2), o.field(i, 3)},
-				int64(o.startLine[i]), int64(o.endLine[i]), int64(o.startByte[i]), int64(o.endByte[i]), int64(o.part[i]))
-		}
+			addRow(b, id, fileID, kind, sym, name, crumb, summ, sl, el, sb, eb, part)
+			return nil
+		})
+}
+
+// add appends one row; a row whose file is not among the table's is left
+// out, as the join of [DB.Chunks] leaves it out.
+func addRow[S ~string | ~[]byte](b *tableBuilder, id, fileID int64, kind, sym, name, crumb, summ S, sl, el, sb, eb, part int64) {
+	t := b.t
+	fi, ok := t.fileByID[fileID]
+	if !ok {
+		return
 	}
-	for _, r := range added {
-		add(r.id, r.fileID, r.kind, [4]string{r.symbol, r.name, r.crumb, r.summ}, r.startLine, r.endLine, r.start, r.end, r.part)
+	k, ok := t.kindByName[string(kind)]
+	if !ok {
+		k = uint8(len(t.kindNames))
+		t.kindNames = append(t.kindNames, string(kind))
+		t.kindByName[string(kind)] = k
 	}
-	t.text = text.String()
+	t.ids = append(t.ids, id)
+	t.files = append(t.files, fi)
+	t.kinds = append(t.kinds, k)
+	t.startLine = append(t.startLine, int32(sl))
+	t.endLine = append(t.endLine, int32(el))
+	t.startByte = append(t.startByte, int32(sb))
+	t.endByte = append(t.endByte, int32(eb))
+	t.part = append(t.part, int32(part))
+	for _, f := range [4]S{sym, name, crumb, summ} {
+		b.text = append(b.text, f...)
+		t.off = append(t.off, uint32(len(b.text)))
+	}
+}
+
+// finish returns the table, its name order sorted.
+func (b *tableBuilder) finish() *ChunkTable {
+	t := b.t
+	t.text = string(b.text)
 	for i := range t.ids {
 		if t.field(i, 1) != "" {
 			t.byName = append(t.byName, int32(i))
