@@ -61,9 +61,13 @@ type view struct {
 	// engine's search (see [Engine.viewTable]); prevTab is the table of
 	// the view this one replaced, to bring up to date rather than read
 	// whole. tabMu guards both.
-	tabMu   sync.Mutex
-	tab     *store.ChunkTable
-	prevTab *store.ChunkTable
+	tabMu     sync.Mutex
+	tab       *store.ChunkTable
+	prevTab   *store.ChunkTable
+	advancing bool // an update of prevTab runs ([Engine.advanceLater])
+	// h is the kept handle the view was read through (nil for a
+	// one-shot view), for work that outlives the call.
+	h *handle
 
 	// df is the BM25 document frequencies a kept engine's searches of
 	// this state have read (see [residentSource.DocFreqs]); dfMu guards
@@ -211,6 +215,7 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 		release()
 		return nil, nil, err
 	}
+	v.h = h
 	if cur != nil && cur.stored == v.stored {
 		cur.vecMu.Lock()
 		v.prev = cur.vecs
@@ -260,6 +265,7 @@ func (e *Engine) retireLocked() {
 // finish first; later calls reopen.
 func (e *Engine) Close() error {
 	e.retire()
+	e.bg.Wait()
 	return nil
 }
 
