@@ -53,8 +53,11 @@ type Engine struct {
 	h        *handle     // kept database handle (keepOpen only)
 	watch    *watching   // the running watcher ([Engine.Watch]), or nil
 	cache    *queryCache // answers of repeated requests (keepOpen only)
-	ml       models      // the optional LLM and reranker, built on first use
-	opts     Options
+	// bg counts the chunk-table updates running in the background
+	// ([Engine.advanceLater]); Close waits for them.
+	bg   sync.WaitGroup
+	ml   models // the optional LLM and reranker, built on first use
+	opts Options
 	// sizeChecked is set once [Engine.CheckFirstIndex] has let the root
 	// through, so a watcher's check and its first run walk it once.
 	sizeChecked atomic.Bool

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -126,6 +127,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 		return true
 	}
 	seeds := hits[:min(o.Seeds, len(hits))]
+	src := e.chunkSource(ctx, v)
 	// The seeds' reads are independent of what is added, so they run at
 	// once; the pieces are then added in the seeds' order, as one by one.
 	reads := make([]seedReads, len(seeds))
@@ -133,7 +135,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 	g.SetLimit(expandWorkers)
 	for i, seed := range seeds {
 		g.Go(func() (err error) {
-			reads[i], err = e.readSeed(gctx, v.db, seed, o)
+			reads[i], err = e.readSeed(gctx, v.db, src, seed, o)
 			return err
 		})
 	}
@@ -201,19 +203,20 @@ type seedReads struct {
 	file    []store.ChunkRow // the seed's file's chunks, for Neighbours
 }
 
-// readSeed reads what the expansions o asks for need about seed.
-func (e *Engine) readSeed(ctx context.Context, db *store.DB, seed Hit, o ExpandOptions) (seedReads, error) {
+// readSeed reads what the expansions o asks for need about seed: chunk
+// rows by name from src (see [Engine.chunkSource]), the rest from db.
+func (e *Engine) readSeed(ctx context.Context, db *store.DB, src search.Source, seed Hit, o ExpandOptions) (seedReads, error) {
 	var rd seedReads
 	var err error
 	if o.Headers && seed.breadcrumb != "" {
 		parts := strings.Split(seed.breadcrumb, " > ")
 		rd.owner = parts[len(parts)-1]
-		if rd.owners, err = db.ChunksByName(ctx, []string{rd.owner}, 50); err != nil {
+		if rd.owners, err = src.ChunksByName(ctx, []string{rd.owner}, 50); err != nil {
 			return rd, err
 		}
 	}
 	if o.Callees {
-		if rd.callees, err = e.readCallees(ctx, db, seed); err != nil {
+		if rd.callees, err = e.readCallees(ctx, db, src, seed); err != nil {
 			return rd, err
 		}
 	}
@@ -268,8 +271,9 @@ type calleeReads struct {
 	rows    []store.ChunkRow
 }
 
-// readCallees reads the names seed calls and their definitions.
-func (e *Engine) readCallees(ctx context.Context, db *store.DB, seed Hit) (calleeReads, error) {
+// readCallees reads the names seed calls and their definitions (from
+// src, by name).
+func (e *Engine) readCallees(ctx context.Context, db *store.DB, src search.Source, seed Hit) (calleeReads, error) {
 	code := seed.Code // set by a Full find
 	if code == "" {
 		code = e.Code(seed)
@@ -298,7 +302,7 @@ func (e *Engine) readCallees(ctx context.Context, db *store.DB, seed Hit) (calle
 			targets[im.Target] = true
 		}
 	}
-	rows, err := db.ChunksByName(ctx, names, 20*len(names))
+	rows, err := src.ChunksByName(ctx, names, 20*len(names))
 	if err != nil {
 		return calleeReads{}, err
 	}

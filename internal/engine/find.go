@@ -551,7 +551,11 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 			return r, nil
 		}
 	}
-	s := &search.Searcher{DB: db, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout, Deadline: recallDeadline(ctx, req.cut)}
+	var src search.Source = db
+	if !partial {
+		src = e.chunkSource(cctx, v)
+	}
+	s := &search.Searcher{DB: src, TotalChunks: total, EmbedTimeout: e.cfg.Embed.QueryTimeout, Deadline: recallDeadline(ctx, req.cut)}
 	if s.EmbedTimeout <= 0 {
 		s.EmbedTimeout = config.DefaultQueryTimeout
 	}

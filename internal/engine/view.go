@@ -56,6 +56,24 @@ type view struct {
 	// them instead of reloading every vector after each batch, and say
 	// the index is being updated.
 	prev *search.Vectors
+
+	// tab is the chunk rows of this state, read on first use by a kept
+	// engine's search (see [Engine.viewTable]); prevTab is the table of
+	// the view this one replaced, to bring up to date rather than read
+	// whole. tabMu guards both.
+	tabMu     sync.Mutex
+	tab       *store.ChunkTable
+	prevTab   *store.ChunkTable
+	advancing bool // an update of prevTab runs ([Engine.advanceLater])
+	// h is the kept handle the view was read through (nil for a
+	// one-shot view), for work that outlives the call.
+	h *handle
+
+	// df is the BM25 document frequencies a kept engine's searches of
+	// this state have read (see [residentSource.DocFreqs]); dfMu guards
+	// it.
+	dfMu sync.Mutex
+	df   map[string]int
 }
 
 // head is the part of the index's meta that tells one committed state
@@ -197,6 +215,7 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 		release()
 		return nil, nil, err
 	}
+	v.h = h
 	if cur != nil && cur.stored == v.stored {
 		cur.vecMu.Lock()
 		v.prev = cur.vecs
@@ -204,6 +223,16 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 			v.prev = cur.prev
 		}
 		cur.vecMu.Unlock()
+	}
+	if cur != nil {
+		// A table of another database is told by its index id and read
+		// anew (see [store.ChunkTable.Advance]).
+		cur.tabMu.Lock()
+		v.prevTab = cur.tab
+		if v.prevTab == nil {
+			v.prevTab = cur.prevTab
+		}
+		cur.tabMu.Unlock()
 	}
 	e.mu.Lock()
 	if h.view == nil || h.view.gen <= v.gen {
@@ -236,6 +265,7 @@ func (e *Engine) retireLocked() {
 // finish first; later calls reopen.
 func (e *Engine) Close() error {
 	e.retire()
+	e.bg.Wait()
 	return nil
 }
 

@@ -163,6 +163,14 @@ func (s *Server) watch(ctx context.Context, root string) {
 	s.mu.Unlock()
 	go func() {
 		defer close(w.done)
+		// What the engine keeps per index state is read beside the
+		// watcher's first pass, so the first query does not wait for it.
+		prefetched := make(chan struct{})
+		go func() {
+			defer close(prefetched)
+			e.Prefetch(ctx)
+		}()
+		defer func() { <-prefetched }()
 		err := e.Watch(ctx, &engine.WatchOptions{OnRun: func(r engine.WatchRun) {
 			if r.Err != nil {
 				s.log.Warn("watcher's index run", "root", root, "err", r.Err)
