@@ -349,7 +349,7 @@ func (s *scan) run(r *rule, order int, hits []hit) {
 		if r.need != 0 && bytes.IndexByte(line, r.need) < 0 {
 			continue
 		}
-		for _, m := range r.re.FindAllSubmatchIndex(line, -1) {
+		for _, m := range r.re().FindAllSubmatchIndex(line, -1) {
 			a, b := m[0], m[1]
 			if len(m) > 2 && m[2] >= 0 {
 				a, b = m[2], m[3]
