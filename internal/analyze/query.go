@@ -2,9 +2,10 @@ package analyze
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // QueryKind classifies a query for channel weighting and ranking.
@@ -93,16 +94,19 @@ const (
 	titleMaxWords = 30
 )
 
+// The query patterns compile on first use (see package lazyre), and
+// [Analyze] tries each only on a query holding a literal every match of it
+// holds: a plain sentence compiles and runs none of them.
 var (
-	rePyFrame   = regexp.MustCompile(`File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?`)
-	reGoFrame   = regexp.MustCompile(`(?m)^\s*(/?[\w./\-]+\.go):(\d+)`)
-	reJSFrame   = regexp.MustCompile(`at (?:([\w.$<>]+) )?\(?(/?(?:[\w.\-]+/)*[\w.\-]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?`)
-	reJavaFrame = regexp.MustCompile(`at ([\w.$]+)\.([\w$<>]+)\(([\w]+\.(?:java|kt|scala)):(\d+)\)`)
-	rePathTok   = regexp.MustCompile(`(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]+|[A-Za-z0-9_\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|swift|scala|lua|ex|exs|sh|md|json|ya?ml|toml)\b`)
-	reBacktick  = regexp.MustCompile("`([^`\n]{1,120})`")
-	reQuoted    = regexp.MustCompile(`"([^"\n]{2,120})"`)
-	reDotted    = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+`)
-	reCall      = regexp.MustCompile(`([A-Za-z_$][\w$]*)\(`)
+	rePyFrame   = lazyre.New(`File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?`)
+	reGoFrame   = lazyre.New(`(?m)^\s*(/?[\w./\-]+\.go):(\d+)`)
+	reJSFrame   = lazyre.New(`at (?:([\w.$<>]+) )?\(?(/?(?:[\w.\-]+/)*[\w.\-]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?`)
+	reJavaFrame = lazyre.New(`at ([\w.$]+)\.([\w$<>]+)\(([\w]+\.(?:java|kt|scala)):(\d+)\)`)
+	rePathTok   = lazyre.New(`(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]+|[A-Za-z0-9_\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|swift|scala|lua|ex|exs|sh|md|json|ya?ml|toml)\b`)
+	reBacktick  = lazyre.New("`([^`\n]{1,120})`")
+	reQuoted    = lazyre.New(`"([^"\n]{2,120})"`)
+	reDotted    = lazyre.New(`[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+`)
+	reCall      = lazyre.New(`([A-Za-z_$][\w$]*)\(`)
 )
 
 // Analyze analyzes one query. It never fails: an empty or punctuation-only
@@ -142,32 +146,44 @@ func Analyze(raw string) *Query {
 		q.Paths = append(q.Paths, p)
 	}
 
-	for _, m := range rePyFrame.FindAllStringSubmatch(raw, -1) {
-		q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2]), Func: m[3]})
-	}
-	for _, m := range reGoFrame.FindAllStringSubmatch(raw, -1) {
-		q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2])})
-	}
-	for _, m := range reJSFrame.FindAllStringSubmatch(raw, -1) {
-		q.Frames = append(q.Frames, Frame{Path: m[2], Line: atoi(m[3]), Func: m[1]})
-	}
-	for _, m := range reJavaFrame.FindAllStringSubmatch(raw, -1) {
-		q.Frames = append(q.Frames, Frame{Path: m[3], Line: atoi(m[4]), Func: m[2]})
-	}
-	for _, m := range reQuoted.FindAllStringSubmatch(raw, -1) {
-		q.Phrases = append(q.Phrases, m[1])
-	}
-	for _, m := range reBacktick.FindAllStringSubmatch(raw, -1) {
-		inner := strings.TrimSpace(m[1])
-		if !strings.ContainsAny(inner, " \t") {
-			addSym(inner)
+	if strings.Contains(raw, `File "`) {
+		for _, m := range rePyFrame().FindAllStringSubmatch(raw, -1) {
+			q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2]), Func: m[3]})
 		}
 	}
-	for _, m := range rePathTok.FindAllString(raw, -1) {
-		if !strings.Contains(m, "/") && reDotted.MatchString(m) && !hasSourceExt(m) {
-			continue // "obj.method" is a symbol, not a path
+	if strings.Contains(raw, ".go:") {
+		for _, m := range reGoFrame().FindAllStringSubmatch(raw, -1) {
+			q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2])})
 		}
-		addPath(m)
+	}
+	if strings.Contains(raw, "at ") {
+		for _, m := range reJSFrame().FindAllStringSubmatch(raw, -1) {
+			q.Frames = append(q.Frames, Frame{Path: m[2], Line: atoi(m[3]), Func: m[1]})
+		}
+		for _, m := range reJavaFrame().FindAllStringSubmatch(raw, -1) {
+			q.Frames = append(q.Frames, Frame{Path: m[3], Line: atoi(m[4]), Func: m[2]})
+		}
+	}
+	if strings.Contains(raw, `"`) {
+		for _, m := range reQuoted().FindAllStringSubmatch(raw, -1) {
+			q.Phrases = append(q.Phrases, m[1])
+		}
+	}
+	if strings.Contains(raw, "`") {
+		for _, m := range reBacktick().FindAllStringSubmatch(raw, -1) {
+			inner := strings.TrimSpace(m[1])
+			if !strings.ContainsAny(inner, " \t") {
+				addSym(inner)
+			}
+		}
+	}
+	if strings.ContainsAny(raw, "/.") {
+		for _, m := range rePathTok().FindAllString(raw, -1) {
+			if !strings.Contains(m, "/") && reDotted().MatchString(m) && !hasSourceExt(m) {
+				continue // "obj.method" is a symbol, not a path
+			}
+			addPath(m)
+		}
 	}
 	for _, f := range q.Frames {
 		addPath(f.Path)
@@ -175,15 +191,19 @@ func Analyze(raw string) *Query {
 			addSym(f.Func)
 		}
 	}
-	for _, m := range reDotted.FindAllString(raw, -1) {
-		if hasSourceExt(m) || hasPath(pathAt, m) {
-			continue
+	if strings.ContainsAny(raw, ".:->#") {
+		for _, m := range reDotted().FindAllString(raw, -1) {
+			if hasSourceExt(m) || hasPath(pathAt, m) {
+				continue
+			}
+			addSym(m)
 		}
-		addSym(m)
 	}
-	for _, m := range reCall.FindAllStringSubmatch(raw, -1) {
-		if !stopwords[strings.ToLower(m[1])] {
-			addSym(m[1])
+	if strings.Contains(raw, "(") {
+		for _, m := range reCall().FindAllStringSubmatch(raw, -1) {
+			if !stopwords[strings.ToLower(m[1])] {
+				addSym(m[1])
+			}
 		}
 	}
 
@@ -306,7 +326,7 @@ func declaredName(raw string) string {
 		return ""
 	}
 	name := strings.TrimRight(f[1], "(){}:;")
-	if name == "" || !reName.MatchString(name) {
+	if name == "" || !reName().MatchString(name) {
 		return ""
 	}
 	if always || IsIdentifier(name) || strings.ContainsAny(name, ".:#") || name[0] >= 'A' && name[0] <= 'Z' {
@@ -317,7 +337,7 @@ func declaredName(raw string) string {
 
 // reName matches a bare or qualified name: identifier runs joined by ".",
 // "::" or "#".
-var reName = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$`)
+var reName = lazyre.New(`^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$`)
 
 // templateHeadings are the headings issue templates open with ("### Describe
 // the bug"), lower case: a first line that is one of them is no title.
@@ -342,8 +362,7 @@ func title(raw string) *Query {
 	if templateHeadings[strings.ToLower(strings.TrimRight(line, ":.!? "))] {
 		return nil // an issue template's heading says nothing of this issue
 	}
-	if strings.HasPrefix(line, "Traceback") || rePyFrame.MatchString(line) || reGoFrame.MatchString(line) ||
-		reJSFrame.MatchString(line) || reJavaFrame.MatchString(line) {
+	if strings.HasPrefix(line, "Traceback") || frameLine(line) {
 		return nil
 	}
 	n := 0
@@ -451,4 +470,13 @@ func isHexLiteral(w string) bool {
 func hasPath(pathAt map[string]int, p string) bool {
 	_, ok := pathAt[strings.TrimLeft(p, "/")]
 	return ok
+}
+
+// frameLine reports whether line holds a stack frame of one of the
+// languages [Analyze] reads frames of; each pattern is tried only when the
+// line holds a literal all its matches hold.
+func frameLine(line string) bool {
+	return strings.Contains(line, `File "`) && rePyFrame().MatchString(line) ||
+		strings.Contains(line, ".go:") && reGoFrame().MatchString(line) ||
+		strings.Contains(line, "at ") && (reJSFrame().MatchString(line) || reJavaFrame().MatchString(line))
 }

@@ -3,7 +3,6 @@ package chunk
 import (
 	"bytes"
 	"maps"
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -11,6 +10,7 @@ import (
 	"github.com/smacker/go-tree-sitter/cpp"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var cTypes = map[string]nodeClass{
@@ -284,7 +284,7 @@ func cMaskMacros(src []byte, cpp bool) []byte {
 			i = j
 			continue
 		}
-		if cpp && cppAfterNamespace.Match(src[max(0, i-64):i]) {
+		if cpp && cppAfterNamespace().Match(src[max(0, i-64):i]) {
 			// Blank the macro's arguments with it.
 			rest := src[j:]
 			if t := bytes.TrimLeft(rest, " \t"); len(t) > 0 && t[0] == '(' {
@@ -339,24 +339,24 @@ var (
 	// A declaration follows: a type (maybe qualified, templated or
 	// pointer) and then a name and its parameter list, or more
 	// specifiers. Anchored at the end of the macro word.
-	cAfterSpecifier      = regexp.MustCompile(`^\s+(?:[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[\s*&]+)+(?:operator\b|~?[A-Za-z_]\w*\s*\()`)
-	cppBeforeConstructor = regexp.MustCompile(`^\s+~?[A-Za-z_]\w*\s*\(`)
-	cAfterParams         = regexp.MustCompile(`^\s*(?:[{;:=]|->|[A-Z_]|const\b|override\b|final\b|noexcept\b)`)
+	cAfterSpecifier      = lazyre.New(`^\s+(?:[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[\s*&]+)+(?:operator\b|~?[A-Za-z_]\w*\s*\()`)
+	cppBeforeConstructor = lazyre.New(`^\s+~?[A-Za-z_]\w*\s*\(`)
+	cAfterParams         = lazyre.New(`^\s*(?:[{;:=]|->|[A-Z_]|const\b|override\b|final\b|noexcept\b)`)
 	// "namespace std _GLIBCXX_VISIBILITY(default) {": the macro and its
 	// arguments stand between the name and the body.
-	cppAfterNamespace = regexp.MustCompile(`\bnamespace\s+[\w:]+\s+$`)
-	cAloneOnLine      = regexp.MustCompile(`^[ \t]*;?[ \t]*(?:\r?\n|$)`)
-	cAfterClass       = regexp.MustCompile(`(?:class|struct|union)\s+$`)
+	cppAfterNamespace = lazyre.New(`\bnamespace\s+[\w:]+\s+$`)
+	cAloneOnLine      = lazyre.New(`^[ \t]*;?[ \t]*(?:\r?\n|$)`)
+	cAfterClass       = lazyre.New(`(?:class|struct|union)\s+$`)
 )
 
 // maskable reports whether the macro word src[i:j] stands as a specifier
 // or alone on its line.
 func maskable(src []byte, i, j int, atLine, cpp bool) bool {
 	rest := src[j:min(len(src), j+400)]
-	if atLine && cAloneOnLine.Match(rest) {
+	if atLine && cAloneOnLine().Match(rest) {
 		return true
 	}
-	if cAfterSpecifier.Match(rest) || cpp && cppBeforeConstructor.Match(rest) {
+	if cAfterSpecifier().Match(rest) || cpp && cppBeforeConstructor().Match(rest) {
 		return true
 	}
 	// After a parameter list (and const), before the body or the end
@@ -365,11 +365,11 @@ func maskable(src []byte, i, j int, atLine, cpp bool) bool {
 	if t, ok := bytes.CutSuffix(b, []byte("const")); ok {
 		b = bytes.TrimRight(t, " \t\r\n")
 	}
-	if len(b) > 0 && b[len(b)-1] == ')' && cAfterParams.Match(rest) {
+	if len(b) > 0 && b[len(b)-1] == ')' && cAfterParams().Match(rest) {
 		return true
 	}
 	before := src[max(0, i-16):i]
-	if !cAfterClass.Match(before) || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' {
+	if !cAfterClass().Match(before) || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' {
 		return false
 	}
 	next := bytes.TrimLeft(rest, " \t")

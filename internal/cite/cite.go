@@ -15,10 +15,11 @@
 package cite
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Span is a range of a file the model was shown: Path relative to the
@@ -59,7 +60,7 @@ const Removed = "[citation removed: not in the retrieved code]"
 // pathRe matches a path-like token: directories, a base name with an
 // extension, and an optional line reference. The line part accepts
 // ":L3-L6", ":3-6", ":3", "#L3-L6", "#L3" and en dashes.
-var pathRe = regexp.MustCompile(`(?:\./)?((?:[A-Za-z0-9_@+\-][A-Za-z0-9_.@+\-]*/)*[A-Za-z0-9_@+\-][A-Za-z0-9_.@+\-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?:(?::L?|#L)(\d+)(?:\s?[-–]\s?L?(\d+))?)?`)
+var pathRe = lazyre.New(`(?:\./)?((?:[A-Za-z0-9_@+\-][A-Za-z0-9_.@+\-]*/)*[A-Za-z0-9_@+\-][A-Za-z0-9_.@+\-]*\.[A-Za-z][A-Za-z0-9]{0,9})(?:(?::L?|#L)(\d+)(?:\s?[-–]\s?L?(\d+))?)?`)
 
 // sourceExt lists extensions that make a bare file name without a
 // directory a citation.
@@ -91,7 +92,7 @@ func Check(answer string, pack []Span) Result {
 	seen := map[Citation]bool{}
 	var b strings.Builder
 	last := 0
-	for _, m := range pathRe.FindAllStringSubmatchIndex(answer, -1) {
+	for _, m := range pathRe().FindAllStringSubmatchIndex(answer, -1) {
 		if m[0] > 0 && isWordByte(answer[m[0]-1]) {
 			continue // the middle of a longer token
 		}

@@ -2,8 +2,9 @@ package discover
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Language identifiers returned by [Language]. Tree-sitter chunking exists for
@@ -117,7 +118,7 @@ func Language(p string) string {
 // cppMarker matches a line that only C++ writes: a template, a named
 // namespace, a class with a body or base list, an access specifier, or a
 // name from std::.
-var cppMarker = regexp.MustCompile(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*[{:]|(?:public|private|protected)[ \t]*:)|\bstd::\w`)
+var cppMarker = lazyre.New(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*[{:]|(?:public|private|protected)[ \t]*:)|\bstd::\w`)
 
 // ContentLanguage refines lang, chosen by [Language] from the path, with
 // the file's content: a C header (.h) that uses C++ (templates,
@@ -128,7 +129,7 @@ func ContentLanguage(p, lang string, src []byte) string {
 	if lang != LangC || !strings.EqualFold(path.Ext(p), ".h") {
 		return lang
 	}
-	if cppMarker.Match(src[:min(len(src), 64<<10)]) {
+	if cppMarker().Match(src[:min(len(src), 64<<10)]) {
 		return LangCPP
 	}
 	return lang

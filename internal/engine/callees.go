@@ -237,7 +237,7 @@ func (e *Engine) textCallees(ctx context.Context, db *store.DB, def Definition) 
 		if isComment([]byte(l)) {
 			continue
 		}
-		for _, m := range callIdent.FindAllStringSubmatch(l, -1) {
+		for _, m := range callIdent().FindAllStringSubmatch(l, -1) {
 			name := m[2]
 			key := m[1] + "." + name
 			if seen[key] || callKeywords[name] || name == own && m[1] == "" || i == 0 && strings.Contains(l, own) {

@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"path"
-	"regexp"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -74,10 +74,10 @@ const expandedScore = 0.5
 
 // callIdent matches a call: an identifier, optionally qualified, then
 // "(" (Go, Python, JavaScript, Java, C, Rust calls and constructors).
-var callIdent = regexp.MustCompile(`(?:([A-Za-z_]\w*)\s*(?:\.|::|->)\s*)?([A-Za-z_]\w*)\s*\(`)
+var callIdent = lazyre.New(`(?:([A-Za-z_]\w*)\s*(?:\.|::|->)\s*)?([A-Za-z_]\w*)\s*\(`)
 
 // askCallers matches queries that ask for the users of something.
-var askCallers = regexp.MustCompile(`(?i)\b(who|what|where)\b.*\b(calls?|uses?|invokes?|called|used)\b|\bcallers?\s+of\b|\busages?\s+of\b`)
+var askCallers = lazyre.New(`(?i)\b(who|what|where)\b.*\b(calls?|uses?|invokes?|called|used)\b|\bcallers?\s+of\b|\busages?\s+of\b`)
 
 // callKeywords are words followed by "(" that are not calls.
 var callKeywords = map[string]bool{
@@ -166,7 +166,7 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 			}
 		}
 	}
-	if o.Callers && askCallers.MatchString(query) && hits[0].Symbol != "" {
+	if o.Callers && askCallers().MatchString(query) && hits[0].Symbol != "" {
 		refs, err := e.References(ctx, ReferenceQuery{Symbol: hits[0].Symbol, Kinds: []string{"call"}, Max: 4 * o.MaxCallers, MinConfidence: 0.9})
 		if err != nil {
 			return nil, err
@@ -281,7 +281,7 @@ func (e *Engine) readCallees(ctx context.Context, db *store.DB, src search.Sourc
 	seen := map[string]bool{}
 	var names []string
 	own, _ := splitSymbol(seed.Symbol)
-	for _, m := range callIdent.FindAllStringSubmatch(code, -1) {
+	for _, m := range callIdent().FindAllStringSubmatch(code, -1) {
 		name := m[2]
 		if seen[name] || callKeywords[name] || name == own || len(name) < 3 {
 			continue

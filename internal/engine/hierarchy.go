@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/graph"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -58,20 +58,20 @@ const HierarchyMethod = "declared relations: base lists in class, interface, str
 var (
 	// extendsRe and implementsRe read Java, Kotlin, Scala, TypeScript,
 	// JavaScript, PHP and C# style headers.
-	extendsRe    = regexp.MustCompile(`\bextends\s+([\w.$<>, ]+?)(?:\s+implements\b|\s+with\b|\s*\{|$)`)
-	implementsRe = regexp.MustCompile(`\bimplements\s+([\w.$<>, ]+?)(?:\s*\{|$)`)
-	withRe       = regexp.MustCompile(`\bwith\s+([\w.$]+)`)
+	extendsRe    = lazyre.New(`\bextends\s+([\w.$<>, ]+?)(?:\s+implements\b|\s+with\b|\s*\{|$)`)
+	implementsRe = lazyre.New(`\bimplements\s+([\w.$<>, ]+?)(?:\s*\{|$)`)
+	withRe       = lazyre.New(`\bwith\s+([\w.$]+)`)
 	// colonRe reads C#, Kotlin and C++ base lists: "class X : A, public B".
-	colonRe = regexp.MustCompile(`^(?:[\w\s<>]*?)\b(?:class|struct|interface|record|object)\s+\w+(?:<[^>]*>)?(?:\([^)]*\))?\s*:\s*([^{]+)`)
+	colonRe = lazyre.New(`^(?:[\w\s<>]*?)\b(?:class|struct|interface|record|object)\s+\w+(?:<[^>]*>)?(?:\([^)]*\))?\s*:\s*([^{]+)`)
 	// pyClassRe reads "class X(A, B):".
-	pyClassRe = regexp.MustCompile(`^\s*class\s+\w+\s*\(([^)]*)\)`)
+	pyClassRe = lazyre.New(`^\s*class\s+\w+\s*\(([^)]*)\)`)
 	// rbClassRe reads Ruby's "class X < Y".
-	rbClassRe = regexp.MustCompile(`^\s*class\s+[\w:]+\s*<\s*([\w:]+)`)
+	rbClassRe = lazyre.New(`^\s*class\s+[\w:]+\s*<\s*([\w:]+)`)
 	// rustImplRe reads "impl<T> Trait<T> for Type<T>".
-	rustImplRe = regexp.MustCompile(`^\s*(?:unsafe\s+)?impl\b(?:\s*<[^>]*>)?\s+([\w:]+)(?:<[^>]*>)?\s+for\s+([\w:]+)`)
+	rustImplRe = lazyre.New(`^\s*(?:unsafe\s+)?impl\b(?:\s*<[^>]*>)?\s+([\w:]+)(?:<[^>]*>)?\s+for\s+([\w:]+)`)
 	// goEmbedRe reads a Go embedded field: a lone (possibly pointer,
 	// possibly qualified) type name on its own line.
-	goEmbedRe = regexp.MustCompile(`^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:` + "`[^`]*`" + `)?\s*(?://.*)?$`)
+	goEmbedRe = lazyre.New(`^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:` + "`[^`]*`" + `)?\s*(?://.*)?$`)
 )
 
 // bases reads the supertypes a type definition's header (its summary
@@ -86,7 +86,7 @@ func bases(lang, kind, header, code string) []TypeLink {
 	}
 	switch lang {
 	case "python":
-		if m := pyClassRe.FindStringSubmatch(header); m != nil {
+		if m := pyClassRe().FindStringSubmatch(header); m != nil {
 			var keep []string
 			for _, b := range strings.Split(m[1], ",") {
 				if b = strings.TrimSpace(b); b != "" && !strings.Contains(b, "=") {
@@ -96,11 +96,11 @@ func bases(lang, kind, header, code string) []TypeLink {
 			add("extends", strings.Join(keep, ","))
 		}
 	case "ruby":
-		if m := rbClassRe.FindStringSubmatch(header); m != nil {
+		if m := rbClassRe().FindStringSubmatch(header); m != nil {
 			add("extends", m[1])
 		}
 	case "rust":
-		if m := rustImplRe.FindStringSubmatch(header); m != nil {
+		if m := rustImplRe().FindStringSubmatch(header); m != nil {
 			l := typeLink(m[1], "impl")
 			l.Type = lastPart(m[2])
 			out = append(out, l)
@@ -113,24 +113,24 @@ func bases(lang, kind, header, code string) []TypeLink {
 		depth := 0
 		for i, l := range lines {
 			if depth == 1 && i > 0 {
-				if m := goEmbedRe.FindStringSubmatch(l); m != nil && m[1] != "}" {
+				if m := goEmbedRe().FindStringSubmatch(l); m != nil && m[1] != "}" {
 					out = append(out, typeLink(m[1], "embeds"))
 				}
 			}
 			depth += strings.Count(l, "{") - strings.Count(l, "}")
 		}
 	default:
-		if m := extendsRe.FindStringSubmatch(header); m != nil {
+		if m := extendsRe().FindStringSubmatch(header); m != nil {
 			add("extends", m[1])
 		}
-		if m := implementsRe.FindStringSubmatch(header); m != nil {
+		if m := implementsRe().FindStringSubmatch(header); m != nil {
 			add("implements", m[1])
 		}
-		for _, m := range withRe.FindAllStringSubmatch(header, -1) {
+		for _, m := range withRe().FindAllStringSubmatch(header, -1) {
 			add("implements", m[1])
 		}
 		if !strings.Contains(header, " extends ") {
-			if m := colonRe.FindStringSubmatch(header); m != nil {
+			if m := colonRe().FindStringSubmatch(header); m != nil {
 				add("extends", m[1])
 			}
 		}

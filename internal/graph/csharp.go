@@ -5,13 +5,15 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// csUsing: using A.B; using static A.B.C; using X = A.B.C; global
 	// using ...; the alias target may be generic. A using statement
 	// (using var x = ...; using (...)) does not match.
-	csUsing = lazyRE(`^(?:global\s+)?using\s+(?:static\s+)?(?:@?\w+\s*=\s*)?(?:global\s*::\s*)?(@?[A-Za-z_]\w*(?:\s*\.\s*@?[A-Za-z_]\w*)*)\s*(?:<[^;]*>)?\s*;`)
+	csUsing = lazyre.New(`^(?:global\s+)?using\s+(?:static\s+)?(?:@?\w+\s*=\s*)?(?:global\s*::\s*)?(@?[A-Za-z_]\w*(?:\s*\.\s*@?[A-Za-z_]\w*)*)\s*(?:<[^;]*>)?\s*;`)
 )
 
 // csharpUsings reads using directives (namespaces, static types and

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Import is one import statement's target as written.
@@ -81,9 +82,9 @@ func goImports(src []byte) []Import {
 
 var (
 	// pyImport: "import a.b as c, d" (the names after import).
-	pyImport = lazyRE(`^import\s+(.+)$`)
+	pyImport = lazyre.New(`^import\s+(.+)$`)
 	// pyFrom: "from .a.b import (x, y)" (the module before import).
-	pyFrom = lazyRE(`^from\s+(\.*[\w.]*)\s+import\b`)
+	pyFrom = lazyre.New(`^from\s+(\.*[\w.]*)\s+import\b`)
 )
 
 // pythonImports reads import and from-import statements at any
@@ -125,16 +126,16 @@ func pythonImports(src []byte) []Import {
 	return out
 }
 
-var pyModule = lazyRE(`^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$`)
+var pyModule = lazyre.New(`^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*$`)
 
 func validPyModule(s string) bool { return pyModule().MatchString(s) }
 
 var (
 	// jsFrom: import/export ... from "spec" (the from may end a
 	// multi-line import), and side-effect imports: import "spec".
-	jsFrom = lazyRE(`(?:^|[\s}*])from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']`)
+	jsFrom = lazyre.New(`(?:^|[\s}*])from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']`)
 	// jsCall: require("spec"), import("spec").
-	jsCall = lazyRE(`\b(?:require|import)\s*\(\s*["']([^"']+)["']\s*\)`)
+	jsCall = lazyre.New(`\b(?:require|import)\s*\(\s*["']([^"']+)["']\s*\)`)
 )
 
 // jsImports reads ES module imports and re-exports, CommonJS require and

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// cInclude: #include "x.h", #include <x.h>; #import and #include_next
 	// too. A macro (#include FOO_H) is not read.
-	cInclude = lazyRE(`^#\s*(?:include|include_next|import)\s*(<[^<>"\n]+>|"[^<>"\n]+")`)
+	cInclude = lazyre.New(`^#\s*(?:include|include_next|import)\s*(<[^<>"\n]+>|"[^<>"\n]+")`)
 )
 
 // includes reads the #include directives of a C or C++ file, wherever

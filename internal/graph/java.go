@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// jvmImport: "import [static] a.b.C[.*]" with an optional ";" (Java)
 	// or " as Alias" (Kotlin) after it.
-	jvmImport = lazyRE(`^import\s+(?:static\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)(\s*\.\s*\*)?\s*(?:;|\bas\b|$)`)
+	jvmImport = lazyre.New(`^import\s+(?:static\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)(\s*\.\s*\*)?\s*(?:;|\bas\b|$)`)
 	// scalaImport: "import a.b.C", "import a.b._", "import a.b.{C, D => E}",
 	// several of them comma-separated.
-	scalaImport = lazyRE(`^import\s+(.+)$`)
+	scalaImport = lazyre.New(`^import\s+(.+)$`)
 )
 
 // jvmImports reads the import statements of a Java or Kotlin file.
@@ -115,7 +116,7 @@ func scalaSpecs(s string) []string {
 	return out
 }
 
-var scalaDotted = lazyRE(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
+var scalaDotted = lazyre.New(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
 
 // scalaName normalises one imported name: a trailing "._", ".*" or
 // ".given" becomes ".*".

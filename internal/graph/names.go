@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Name is a top-level constant or variable a file declares on a line of
@@ -18,19 +19,19 @@ type Name struct {
 }
 
 var (
-	goGroupStart = lazyRE(`^(const|var)\s*\(\s*(?://.*)?$`)
-	goGroupEntry = lazyRE(`^\t([A-Za-z_]\w*)\b`)
-	goSingle     = lazyRE(`^(const|var)\s+([A-Za-z_]\w*)\b`)
-	pyAssign     = lazyRE(`^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]`)
-	jsRequire    = lazyRE(`^\s*(?:await\s+)?(?:require|import)\s*\(`)
-	jsDecl       = lazyRE(`^(?:export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=`)
+	goGroupStart = lazyre.New(`^(const|var)\s*\(\s*(?://.*)?$`)
+	goGroupEntry = lazyre.New(`^\t([A-Za-z_]\w*)\b`)
+	goSingle     = lazyre.New(`^(const|var)\s+([A-Za-z_]\w*)\b`)
+	pyAssign     = lazyre.New(`^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]`)
+	jsRequire    = lazyre.New(`^\s*(?:await\s+)?(?:require|import)\s*\(`)
+	jsDecl       = lazyre.New(`^(?:export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=`)
 	// cDecl: a file-scope declaration with an initialiser: qualifiers and
 	// a type, then the name, optional array brackets, then "=".
 	// cDeclNoInit: a file-scope variable without an initialiser
 	// ("static unsigned long count;"); extern declarations and forward
 	// type declarations are not definitions.
-	cDeclNoInit = lazyRE(`^(?:(?:static|const|volatile|unsigned|signed|long|short|thread_local)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*;\s*(?://.*)?$`)
-	cDecl       = lazyRE(`^(?:(?:static|extern|const|constexpr|inline|volatile|unsigned|signed|struct|enum)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)(?:const\s+)?\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*=`)
+	cDeclNoInit = lazyre.New(`^(?:(?:static|const|volatile|unsigned|signed|long|short|thread_local)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*;\s*(?://.*)?$`)
+	cDecl       = lazyre.New(`^(?:(?:static|extern|const|constexpr|inline|volatile|unsigned|signed|struct|enum)\s+)*[A-Za-z_][\w:<>]*(?:\s*\*+\s*|\s+)(?:const\s+)?\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*=`)
 )
 
 // Names returns the top-level one-line constants and variables of a file
@@ -141,7 +142,7 @@ func Names(lang string, src []byte) []Name {
 
 // cForward matches C/C++ lines that declare no variable: forward type
 // declarations, extern declarations and other statements.
-var cForward = lazyRE(`^(?:struct|class|union|enum|typedef|using|extern|template|friend|namespace|return|goto|case|default|public|private|protected)\b`)
+var cForward = lazyre.New(`^(?:struct|class|union|enum|typedef|using|extern|template|friend|namespace|return|goto|case|default|public|private|protected)\b`)
 
 // stripCLiterals removes string and character literals and a // comment
 // from a C line, so their braces do not count.

@@ -4,20 +4,22 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
-	phpUseStart = lazyRE(`^use\s+`)
+	phpUseStart = lazyre.New(`^use\s+`)
 	// phpNamespaceBlock: namespace A\B { (a braced namespace, whose body
 	// may hold use statements one level down).
-	phpNamespaceBlock = lazyRE(`^namespace(?:\s+[\w\\]+)?\s*\{`)
+	phpNamespaceBlock = lazyre.New(`^namespace(?:\s+[\w\\]+)?\s*\{`)
 	// phpRequire: require/include[_once] with one literal path, alone or
 	// after __DIR__, dirname(__FILE__) or dirname(__DIR__).
-	phpRequire = lazyRE(`^(?:<\?php\s+)?(?:require_once|require|include_once|include)\b\s*\(?\s*` +
+	phpRequire = lazyre.New(`^(?:<\?php\s+)?(?:require_once|require|include_once|include)\b\s*\(?\s*` +
 		`(?:(__DIR__|dirname\s*\(\s*__FILE__\s*\)|dirname\s*\(\s*__DIR__\s*\))\s*\.\s*)?` +
 		`(?:'([^'$]+)'|"([^"$]+)")\s*\)?\s*;`)
-	phpName = lazyRE(`^\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*$`)
-	phpAs   = lazyRE(`(?i)\s+as\s+\w+`)
+	phpName = lazyre.New(`^\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*$`)
+	phpAs   = lazyre.New(`(?i)\s+as\s+\w+`)
 )
 
 // phpImports reads namespace use statements at the top level of a file

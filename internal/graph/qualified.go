@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Lookup is a symbol as a user or an agent writes it, split into the bare
@@ -27,7 +29,7 @@ type Lookup struct {
 }
 
 // generics matches a generic argument list: "<…>" or, after a name, "[…]".
-var generics = lazyRE(`<[^<>]*>|(\w)\[[^\[\]]*\]`)
+var generics = lazyre.New(`<[^<>]*>|(\w)\[[^\[\]]*\]`)
 
 // ParseLookup splits a symbol into its bare name and qualifiers; an
 // operator ("Vec2::operator+") keeps its operator as the name. A symbol
@@ -61,7 +63,7 @@ func ParseLookup(symbol string) Lookup {
 }
 
 // operatorRe finds an operator name: "operator" then its symbol.
-var operatorRe = lazyRE(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
+var operatorRe = lazyre.New(`(?:^|[\s.:>])operator\s*([^\w\s(][^\s(]*|\w+\s*\(\))\s*$`)
 
 // Match is how well a definition's scope fits a lookup's qualifiers.
 type Match int
@@ -132,7 +134,7 @@ var layoutDirs = map[string]bool{"src": true, "lib": true, "include": true, "sou
 var moduleFiles = map[string]bool{"mod": true, "lib": true, "main": true, "index": true, "__init__": true, "init": true}
 
 // goMajor matches a Go module major-version directory ("v2").
-var goMajor = lazyRE(`^v[0-9]+$`)
+var goMajor = lazyre.New(`^v[0-9]+$`)
 
 // Scope returns the names that qualify a definition, outermost first: the
 // directories of its path (less source-layout ones; for Go, less a

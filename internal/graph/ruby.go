@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// rubyRequire: require "x", require_relative 'x', with or without
 	// parentheses; an interpolated name is not read.
-	rubyRequire = lazyRE(`^(require_relative|require)\b\s*\(?\s*(?:"([^"#]+)"|'([^']+)')`)
+	rubyRequire = lazyre.New(`^(require_relative|require)\b\s*\(?\s*(?:"([^"#]+)"|'([^']+)')`)
 )
 
 // rubyRequires reads require and require_relative calls that start a

@@ -6,19 +6,21 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// rustItem: the start of a use, mod or extern crate item, after
 	// outer attributes and a visibility.
-	rustItem = lazyRE(`^(?:#!?\[[^\]]*\]\s*)*(?:pub\s*(?:\([^)]*\)\s*)?)?(use|mod|extern\s+crate)\s+`)
+	rustItem = lazyre.New(`^(?:#!?\[[^\]]*\]\s*)*(?:pub\s*(?:\([^)]*\)\s*)?)?(use|mod|extern\s+crate)\s+`)
 	// rustPathAttr: a line holding only #[path = "file.rs"].
-	rustPathAttr = lazyRE(`^#\[\s*path\s*=\s*"([^"\\]+)"\s*\]$`)
-	rustAttr     = lazyRE(`^#!?\[`)
-	rustModDecl  = lazyRE(`^(?:r#)?([A-Za-z_]\w*)\s*([;{])`)
-	rustCrateRef = lazyRE(`^(?:r#)?([A-Za-z_]\w*)\s*(?:as\s+\w+\s*)?;`)
-	rustAs       = lazyRE(`\s+as\s+(?:r#)?\w+`)
-	rustSegment  = lazyRE(`^(?:r#)?[A-Za-z_]\w*$`)
+	rustPathAttr = lazyre.New(`^#\[\s*path\s*=\s*"([^"\\]+)"\s*\]$`)
+	rustAttr     = lazyre.New(`^#!?\[`)
+	rustModDecl  = lazyre.New(`^(?:r#)?([A-Za-z_]\w*)\s*([;{])`)
+	rustCrateRef = lazyre.New(`^(?:r#)?([A-Za-z_]\w*)\s*(?:as\s+\w+\s*)?;`)
+	rustAs       = lazyre.New(`\s+as\s+(?:r#)?\w+`)
+	rustSegment  = lazyre.New(`^(?:r#)?[A-Za-z_]\w*$`)
 )
 
 // rustImports reads use declarations (a group such as

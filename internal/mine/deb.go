@@ -8,12 +8,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Kinds of the roots built from Debian's packages beyond [KindDebian].
@@ -351,12 +351,12 @@ func copyrightSource(p string) []string {
 	return urlsIn(field)
 }
 
-var urlRe = regexp.MustCompile(`(?:https?|git)://[^\s"'<>(),]+|git@github\.com:[^\s"'<>(),]+`)
+var urlRe = lazyre.New(`(?:https?|git)://[^\s"'<>(),]+|git@github\.com:[^\s"'<>(),]+`)
 
 // urlsIn returns the URLs in b, in order, without duplicates.
 func urlsIn(b []byte) []string {
 	var out []string
-	for _, u := range urlRe.FindAllString(string(b), -1) {
+	for _, u := range urlRe().FindAllString(string(b), -1) {
 		if !slices.Contains(out, u) {
 			out = append(out, u)
 		}

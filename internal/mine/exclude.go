@@ -4,8 +4,9 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // excludeText mirrors the benchmark's exclusion list,
@@ -226,7 +227,7 @@ func (e *Exclusions) Debian(pkg, dir string) (reason string, excluded bool) {
 		return "", false
 	}
 	d := strings.ToLower(dir)
-	for _, cand := range []string{d, strings.TrimSuffix(strings.TrimSuffix(d, ".py"), ".h"), versionSuffix.ReplaceAllString(d, "")} {
+	for _, cand := range []string{d, strings.TrimSuffix(strings.TrimSuffix(d, ".py"), ".h"), versionSuffix().ReplaceAllString(d, "")} {
 		if p, ok := e.debDirs[cand]; ok {
 			return "benchmark Debian package " + p + " (" + dir + ")", true
 		}
@@ -265,13 +266,13 @@ func (e *Exclusions) Repo(s string) bool {
 }
 
 var (
-	majorSuffix   = regexp.MustCompile(`/v[0-9]+$`)
-	versionSuffix = regexp.MustCompile(`[-_][0-9][0-9a-z.+~-]*$`)
+	majorSuffix   = lazyre.New(`/v[0-9]+$`)
+	versionSuffix = lazyre.New(`[-_][0-9][0-9a-z.+~-]*$`)
 )
 
 // stripMajor drops a Go major-version suffix: "/v2", or gopkg.in's ".v3".
 func stripMajor(p string) string {
-	p = majorSuffix.ReplaceAllString(p, "")
+	p = majorSuffix().ReplaceAllString(p, "")
 	if strings.HasPrefix(p, "gopkg.in/") {
 		if i := strings.LastIndex(p, ".v"); i > 0 {
 			p = p[:i]

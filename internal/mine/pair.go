@@ -1,13 +1,13 @@
 package mine
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Pair kinds.
@@ -421,7 +421,7 @@ func docQuery(doc string) (q, why string) {
 			for _, p := range []string{"@brief ", "\\brief ", "@short ", "@summary ", "@description "} {
 				t = strings.TrimSpace(strings.TrimPrefix(t, p))
 			}
-			if gtkDocHeader.MatchString(t) || strings.HasPrefix(t, "call-seq:") {
+			if gtkDocHeader().MatchString(t) || strings.HasPrefix(t, "call-seq:") {
 				skip = true
 				continue
 			}
@@ -454,7 +454,7 @@ func docQuery(doc string) (q, why string) {
 
 // gtkDocHeader matches the symbol line that opens a gtk-doc comment:
 // "g_list_append:", "GtkWidget::show:", "SECTION:glist".
-var gtkDocHeader = regexp.MustCompile(`^(SECTION:)?[A-Za-z_][A-Za-z0-9_:.-]*:$`)
+var gtkDocHeader = lazyre.New(`^(SECTION:)?[A-Za-z_][A-Za-z0-9_:.-]*:$`)
 
 // docBreak reports whether the doc line t ends the summary paragraph: a
 // tag line (@param, :param, \param, <param>, Since:), a section heading,
@@ -485,19 +485,19 @@ func docBreak(t string) bool {
 }
 
 var (
-	inlineTag   = regexp.MustCompile(`\{@(\w+)\s*([^}]*)\}`)
-	xmlRef      = regexp.MustCompile(`<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)="(?:[A-Z]:)?([^"]*)"\s*/?>`)
-	htmlTag     = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>`)
-	mdLink      = regexp.MustCompile(`\[([^\[\]]+)\](?:\([^()\s]*\)|\[[^\[\]]*\])`)
-	intraLink   = regexp.MustCompile("\\[(`?[A-Za-z_][A-Za-z0-9_.:#<>!]*(?:\\(\\))?`?)\\]")
+	inlineTag   = lazyre.New(`\{@(\w+)\s*([^}]*)\}`)
+	xmlRef      = lazyre.New(`<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)="(?:[A-Z]:)?([^"]*)"\s*/?>`)
+	htmlTag     = lazyre.New(`</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>`)
+	mdLink      = lazyre.New(`\[([^\[\]]+)\](?:\([^()\s]*\)|\[[^\[\]]*\])`)
+	intraLink   = lazyre.New("\\[(`?[A-Za-z_][A-Za-z0-9_.:#<>!]*(?:\\(\\))?`?)\\]")
 	htmlEntity  = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&#39;", "'", "&nbsp;", " ", "`", "", "**", "")
 	inheritDocs = map[string]bool{"inheritdoc": true, "inheritDoc": true}
 )
 
 // cleanDocText reduces the markup of one doc line to its text.
 func cleanDocText(t string) string {
-	t = inlineTag.ReplaceAllStringFunc(t, func(m string) string {
-		sm := inlineTag.FindStringSubmatch(m)
+	t = inlineTag().ReplaceAllStringFunc(t, func(m string) string {
+		sm := inlineTag().FindStringSubmatch(m)
 		tag, body := sm[1], strings.TrimSpace(sm[2])
 		if inheritDocs[tag] {
 			return ""
@@ -510,10 +510,10 @@ func cleanDocText(t string) string {
 		}
 		return body
 	})
-	t = xmlRef.ReplaceAllString(t, "$1")
-	t = htmlTag.ReplaceAllString(t, "")
-	t = mdLink.ReplaceAllString(t, "$1")
-	t = intraLink.ReplaceAllString(t, "$1")
+	t = xmlRef().ReplaceAllString(t, "$1")
+	t = htmlTag().ReplaceAllString(t, "")
+	t = mdLink().ReplaceAllString(t, "$1")
+	t = intraLink().ReplaceAllString(t, "$1")
 	t = htmlEntity.Replace(t)
 	return strings.TrimSpace(t)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -456,13 +456,13 @@ func isExamplePath(p string) bool {
 func isVendorPath(p string) bool {
 	return strings.Contains(p, "vendor/") || strings.Contains(p, "third_party/") || strings.Contains(p, "/compat/") ||
 		strings.Contains(p, "/legacy/") || strings.Contains(p, "_generated") || strings.Contains(p, ".pb.") ||
-		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.") || reVersionedAsset.MatchString(path.Base(p))
+		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.") || reVersionedAsset().MatchString(path.Base(p))
 }
 
 // reVersionedAsset matches the name of a copied script or style sheet that
 // carries its release (jquery-3.5.1.js, underscore-1.13.1.min.js): a
 // library shipped as an asset, not the project's own code.
-var reVersionedAsset = regexp.MustCompile(`[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.(js|mjs|css)$`)
+var reVersionedAsset = lazyre.New(`[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.(js|mjs|css)$`)
 
 // isInternalPath reports whether a path has a directory that marks code
 // outside the public API: internal (Go, abseil), detail or details (C++),

@@ -2,7 +2,8 @@ package secrets
 
 import (
 	"bytes"
-	"regexp"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // This file reads assignments to secret-sounding names, in the shapes code
@@ -192,7 +193,7 @@ func matchAssignment(s *scan, r *rule, order, at, n int) {
 		if ve < le && (src[ve] == '(' || src[ve] == '[') {
 			return // a call or an index expression
 		}
-		if s.kind == kindCode && identPath.Match(src[vs:ve]) {
+		if s.kind == kindCode && identPath().Match(src[vs:ve]) {
 			return // a variable or a field
 		}
 	}
@@ -214,11 +215,11 @@ func hexDigits(v []byte) bool {
 }
 
 // identPath matches a dotted identifier such as settings.API_KEY.
-var identPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+var identPath = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // wordLike matches values made of words, numbers and separators:
 // "db-password-v2", "passwordResetToken", "SECRET_NAME", "Summer2024".
-var wordLike = regexp.MustCompile(`^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}|[A-Z][_.:/\-]|[0-9]{1,4}|[_.:/\-])+$`)
+var wordLike = lazyre.New(`^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}|[A-Z][_.:/\-]|[0-9]{1,4}|[_.:/\-])+$`)
 
 // fileExts end values that name a file rather than hold a secret.
 var fileExts = []string{".pem", ".key", ".crt", ".cer", ".json", ".yaml", ".yml", ".txt", ".p12",
@@ -241,7 +242,7 @@ func plausible(v []byte) bool {
 	case '$', '%', '@', '{', '[', '<', '!', '&', '*', '~', '/', '.', ':', '#', '=', '"', '\'':
 		return false // references, templates, YAML tags and anchors, paths
 	}
-	if placeholder(v) || wordLike.Match(v) {
+	if placeholder(v) || wordLike().Match(v) {
 		return false
 	}
 	lv := bytes.ToLower(v)

@@ -3,6 +3,8 @@ package secrets
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // rule is one detector. A keyword that holds an upper-case letter is
@@ -13,7 +15,8 @@ import (
 type rule struct {
 	id       string
 	keywords []string
-	re       *regexp.Regexp
+	// re is compiled on first use (see package lazyre).
+	re func() *regexp.Regexp
 	// entropy is the least Shannon entropy of the secret, bits per byte.
 	entropy float64
 	// check, when set, must accept the secret.
@@ -43,188 +46,188 @@ var rules = []rule{
 	{
 		id:       "github-token",
 		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:       regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`),
+		re:       lazyre.New(`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "github-fine-grained-token",
 		keywords: []string{"github_pat_"},
-		re:       regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{50,240}\b`),
+		re:       lazyre.New(`\bgithub_pat_[A-Za-z0-9_]{50,240}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "gitlab-token",
 		keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "glimt-", "gloas-", "glagent-", "gr1348941"},
-		re:       regexp.MustCompile(`\b(?:gl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|oas|agent)-|GR1348941)[A-Za-z0-9_.\-]{20,}`),
+		re:       lazyre.New(`\b(?:gl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|oas|agent)-|GR1348941)[A-Za-z0-9_.\-]{20,}`),
 		entropy:  3.3,
 	},
 	{
 		id:       "slack-token",
 		keywords: []string{"xoxa-", "xoxb-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xapp-"},
-		re:       regexp.MustCompile(`\b(?:xox[abeoprs](?:\.xox[abeoprs])?-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{20,250})`),
+		re:       lazyre.New(`\b(?:xox[abeoprs](?:\.xox[abeoprs])?-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{20,250})`),
 		entropy:  3.0,
 		check:    hasDigit,
 	},
 	{
 		id:       "slack-webhook",
 		keywords: []string{"hooks.slack.com/"},
-		re:       regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+\-]{20,})`),
+		re:       lazyre.New(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+\-]{20,})`),
 		entropy:  3.0,
 	},
 	{
 		id:       "stripe-key",
 		keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
-		re:       regexp.MustCompile(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,247}|whsec_[A-Za-z0-9+/=]{24,})\b`),
+		re:       lazyre.New(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,247}|whsec_[A-Za-z0-9+/=]{24,})\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "aws-access-key-id",
 		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
-		re:       regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
+		re:       lazyre.New(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
 		entropy:  3.0,
 	},
 	{
 		id:       "google-api-key",
 		keywords: []string{"AIza"},
-		re:       regexp.MustCompile(`\bAIza[A-Za-z0-9_\-]{35}`),
+		re:       lazyre.New(`\bAIza[A-Za-z0-9_\-]{35}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "google-oauth-secret",
 		keywords: []string{"gocspx-"},
-		re:       regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_\-]{28}`),
+		re:       lazyre.New(`\bGOCSPX-[A-Za-z0-9_\-]{28}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "anthropic-api-key",
 		keywords: []string{"sk-ant-"},
-		re:       regexp.MustCompile(`\bsk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{32,}`),
+		re:       lazyre.New(`\bsk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{32,}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "openai-api-key",
 		keywords: []string{"sk-"},
-		re:       regexp.MustCompile(`\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,64}\b)`),
+		re:       lazyre.New(`\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,64}\b)`),
 		entropy:  3.7,
 		check:    hasDigit,
 	},
 	{
 		id:       "twilio-api-key",
 		keywords: twilioKeywords(),
-		re:       regexp.MustCompile(`\bSK[0-9a-f]{32}\b`),
+		re:       lazyre.New(`\bSK[0-9a-f]{32}\b`),
 		entropy:  3.2,
 	},
 	{
 		id:       "sendgrid-api-key",
 		keywords: []string{"SG."},
-		re:       regexp.MustCompile(`\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b`),
+		re:       lazyre.New(`\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "npm-token",
 		keywords: []string{"npm_"},
-		re:       regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
+		re:       lazyre.New(`\bnpm_[A-Za-z0-9]{36}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "pypi-token",
 		keywords: []string{"pypi-age"},
-		re:       regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_\-]{50,}`),
+		re:       lazyre.New(`\bpypi-AgE[A-Za-z0-9_\-]{50,}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "heroku-api-key",
 		keywords: []string{"hrku-"},
-		re:       regexp.MustCompile(`\bHRKU-[A-Za-z0-9_\-]{40,}`),
+		re:       lazyre.New(`\bHRKU-[A-Za-z0-9_\-]{40,}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "digitalocean-token",
 		keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_"},
-		re:       regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`),
+		re:       lazyre.New(`\bdo[opr]_v1_[a-f0-9]{64}\b`),
 		entropy:  3.2,
 	},
 	{
 		id:       "shopify-token",
 		keywords: []string{"shpat_", "shpca_", "shppa_", "shpss_"},
-		re:       regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
+		re:       lazyre.New(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
 		entropy:  3.2,
 	},
 	{
 		id:       "vault-token",
 		keywords: []string{"hvs.", "hvb.", "hvr."},
-		re:       regexp.MustCompile(`\bhv[sbr]\.[A-Za-z0-9_\-]{24,}`),
+		re:       lazyre.New(`\bhv[sbr]\.[A-Za-z0-9_\-]{24,}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "terraform-cloud-token",
 		keywords: []string{".atlasv1."},
-		re:       regexp.MustCompile(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}`),
+		re:       lazyre.New(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "huggingface-token",
 		keywords: []string{"hf_"},
-		re:       regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`),
+		re:       lazyre.New(`\bhf_[A-Za-z]{34}\b`),
 		entropy:  3.8,
 	},
 	{
 		id:       "databricks-token",
 		keywords: []string{"dapi"},
-		re:       regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`),
+		re:       lazyre.New(`\bdapi[a-f0-9]{32}(?:-\d)?\b`),
 		entropy:  3.2,
 	},
 	{
 		id:       "linear-api-key",
 		keywords: []string{"lin_api_"},
-		re:       regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`),
+		re:       lazyre.New(`\blin_api_[A-Za-z0-9]{40}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "doppler-token",
 		keywords: []string{"dp.pt.", "dp.st.", "dp.ct.", "dp.scim.", "dp.audit."},
-		re:       regexp.MustCompile(`\bdp\.(?:pt|st|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b`),
+		re:       lazyre.New(`\bdp\.(?:pt|st|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "square-token",
 		keywords: []string{"sq0atp-", "sq0csp-"},
-		re:       regexp.MustCompile(`\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}`),
+		re:       lazyre.New(`\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}`),
 		entropy:  3.5,
 	},
 	{
 		id:       "age-secret-key",
 		keywords: []string{"age-secret-key-1"},
-		re:       regexp.MustCompile(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`),
+		re:       lazyre.New(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`),
 	},
 	{
 		id:       "azure-storage-key",
 		keywords: []string{"accountkey="},
-		re:       regexp.MustCompile(`(?i:AccountKey)=([A-Za-z0-9+/]{86}==)`),
+		re:       lazyre.New(`(?i:AccountKey)=([A-Za-z0-9+/]{86}==)`),
 		entropy:  4.0,
 	},
 	{
 		id:       "telegram-bot-token",
 		keywords: []string{":AA"},
-		re:       regexp.MustCompile(`(?:^|[^0-9])(\d{8,10}:AA[A-Za-z0-9_\-]{33})\b`),
+		re:       lazyre.New(`(?:^|[^0-9])(\d{8,10}:AA[A-Za-z0-9_\-]{33})\b`),
 		entropy:  3.5,
 	},
 	{
 		id:       "discord-webhook",
 		keywords: []string{"/api/webhooks/"},
-		re:       regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_\-]{60,})`),
+		re:       lazyre.New(`discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_\-]{60,})`),
 		entropy:  3.5,
 	},
 	{
 		id:       "mailgun-api-key",
 		keywords: []string{"key-"},
-		re:       regexp.MustCompile(`\bkey-[0-9a-f]{32}\b`),
+		re:       lazyre.New(`\bkey-[0-9a-f]{32}\b`),
 		entropy:  3.2,
 	},
 	{
 		id:       "jwt",
 		keywords: []string{"eyJ"},
-		re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
+		re:       lazyre.New(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
 		entropy:  4.0,
 	},
 	{
@@ -232,7 +235,7 @@ var rules = []rule{
 		// scheme://user:password@host. The password alone is masked.
 		id:       "url-password",
 		keywords: []string{"://"},
-		re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@'"<>]{1,64}:([^\s/@'"<>]{6,128})@[A-Za-z0-9.\-\[]`),
+		re:       lazyre.New(`\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@'"<>]{1,64}:([^\s/@'"<>]{6,128})@[A-Za-z0-9.\-\[]`),
 		entropy:  2.5,
 		check:    urlPassword,
 		need:     '@',
@@ -240,7 +243,7 @@ var rules = []rule{
 	{
 		id:       "bearer-token",
 		keywords: []string{"bearer "},
-		re:       regexp.MustCompile(`\b(?i:bearer) +([A-Za-z0-9_.~+/\-]{20,}=*)`),
+		re:       lazyre.New(`\b(?i:bearer) +([A-Za-z0-9_.~+/\-]{20,}=*)`),
 		entropy:  3.7,
 		check:    hasDigit,
 	},
@@ -283,5 +286,5 @@ func urlPassword(v []byte) bool {
 			return false
 		}
 	}
-	return v[0] != '$' && v[0] != '%' && v[0] != ':' && !wordLike.Match(v)
+	return v[0] != '$' && v[0] != '%' && v[0] != ':' && !wordLike().Match(v)
 }

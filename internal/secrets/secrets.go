@@ -238,7 +238,9 @@ var (
 // anchorHash hashes the three bytes in the top 24 bits of x to 16 bits.
 func anchorHash(x uint32) uint16 { return uint16((x * 0x9E3779B1) >> 16) }
 
-func init() {
+// buildTables fills the keyword tables above, on the first scan rather
+// than at every process start.
+var buildTables = sync.OnceFunc(func() {
 	for i := range lowerTab {
 		c := byte(i)
 		if 'A' <= c && c <= 'Z' {
@@ -259,7 +261,7 @@ func init() {
 			keywords = append(keywords, keyword{text: []byte(kw), cs: kw != l, rule: int32(ri)})
 		}
 	}
-}
+})
 
 var scanPool = sync.Pool{New: func() any { return new(scan) }}
 
@@ -267,6 +269,7 @@ var scanPool = sync.Pool{New: func() any { return new(scan) }}
 // positions that may start a keyword in the same pass, then keeps the
 // keyword occurrences, sorted by rule and position.
 func getScan(p string, src []byte) *scan {
+	buildTables()
 	s := scanPool.Get().(*scan)
 	s.src, s.kind, s.test = src, kindOf(p), testPath(p)
 	s.lower = slices.Grow(s.lower[:0], len(src))[:len(src)]
@@ -349,7 +352,7 @@ func (s *scan) run(r *rule, order int, hits []hit) {
 		if r.need != 0 && bytes.IndexByte(line, r.need) < 0 {
 			continue
 		}
-		for _, m := range r.re.FindAllSubmatchIndex(line, -1) {
+		for _, m := range r.re().FindAllSubmatchIndex(line, -1) {
 			a, b := m[0], m[1]
 			if len(m) > 2 && m[2] >= 0 {
 				a, b = m[2], m[3]

@@ -43,7 +43,7 @@ func Or(fs ...Filter) Filter { return Filter{Operator: "Or", Operands: fs} }
 // check validates the operator names and that a leaf has a path and
 // exactly one value, so that bad filters fail here with a clear message.
 func (f Filter) check() error {
-	if !nameRE.MatchString(f.Operator) {
+	if !nameRE().MatchString(f.Operator) {
 		return fmt.Errorf("invalid filter operator %q", f.Operator)
 	}
 	if f.Operator == "And" || f.Operator == "Or" {

@@ -203,7 +203,7 @@ func (c *Client) Get(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("weaviate get %s: %v", q.Class, err)
 	}
 	consistency := ""
-	if c.ConsistencyLevel != "" && nameRE.MatchString(q.Class) {
+	if c.ConsistencyLevel != "" && nameRE().MatchString(q.Class) {
 		replicated, err := c.replicatedClass(ctx, q.Class)
 		if err != nil {
 			return nil, fmt.Errorf("weaviate get %s: %w", q.Class, err)

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // ErrSchemaMismatch is wrapped by [Client.EnsureClass] when the class
@@ -56,10 +57,10 @@ type Class struct {
 
 // nameRE is the syntax of a GraphQL name, which class and property names
 // must follow.
-var nameRE = regexp.MustCompile(`^[_A-Za-z][_0-9A-Za-z]*$`)
+var nameRE = lazyre.New(`^[_A-Za-z][_0-9A-Za-z]*$`)
 
 func checkName(kind, name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("invalid %s name %q", kind, name)
 	}
 	return nil

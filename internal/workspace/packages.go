@@ -9,12 +9,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Package is something a member publishes that other members import.
@@ -371,15 +372,15 @@ func children(root, d, pattern string) []string {
 	return out
 }
 
-var pyNameRuns = regexp.MustCompile(`[-_.]+`)
+var pyNameRuns = lazyre.New(`[-_.]+`)
 
 // pyImportName turns a distribution name into the import name it
 // conventionally installs: lower case, runs of "-", "_" and "." as "_".
 func pyImportName(dist string) string {
-	return pyNameRuns.ReplaceAllString(strings.ToLower(strings.TrimSpace(dist)), "_")
+	return pyNameRuns().ReplaceAllString(strings.ToLower(strings.TrimSpace(dist)), "_")
 }
 
-var pyIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var pyIdent = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // pythonPackages reads pyproject.toml and looks for __init__.py directly
 // under root and root/src.
@@ -425,7 +426,7 @@ func pythonPackages(root string) ([]Package, error) {
 		}
 	}
 	if fileExists(filepath.Join(root, "__init__.py")) {
-		if base := filepath.Base(root); pyIdent.MatchString(base) {
+		if base := filepath.Base(root); pyIdent().MatchString(base) {
 			out = append(out, Package{Kind: KindPython, Name: base})
 		}
 	}
@@ -436,7 +437,7 @@ func pythonPackages(root string) ([]Package, error) {
 		}
 		for _, e := range ents {
 			n := e.Name()
-			if !e.IsDir() || !pyIdent.MatchString(n) {
+			if !e.IsDir() || !pyIdent().MatchString(n) {
 				continue
 			}
 			dir := path.Join(parent, n)

@@ -21,11 +21,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/config"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // ErrNotFound is returned (wrapped) by [Get] and [Remove] when no
@@ -42,7 +42,7 @@ const UserFileName = "workspaces.toml"
 // ProjectFile is the project file's path relative to a repository root.
 const ProjectFile = ".ctx/config.toml"
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var nameRE = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Member is one repository of a workspace.
 type Member struct {
@@ -260,7 +260,7 @@ func Remove(name string, paths []string) error {
 // ValidName returns nil when name matches [A-Za-z0-9._-]{1,64}, else an
 // error wrapping [ErrInvalid].
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("workspace %q: %w: want 1 to 64 of A-Z a-z 0-9 . _ -", name, ErrInvalid)
 	}
 	return nil

@@ -20,10 +20,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/weaviate"
@@ -138,12 +138,12 @@ func classes(prefix string, replicas int) []weaviate.Class {
 }
 
 // tenantRE is Weaviate's tenant name syntax.
-var tenantRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var tenantRE = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // CheckTenant returns an error unless name is a valid tenant name: 1 to
 // 64 letters, digits, '-' or '_'.
 func CheckTenant(name string) error {
-	if !tenantRE.MatchString(name) {
+	if !tenantRE().MatchString(name) {
 		return fmt.Errorf("tenant %q: want 1 to 64 letters, digits, '-' or '_'", name)
 	}
 	return nil
