@@ -39,7 +39,10 @@ import (
 //	7: secrets: the spans masked in each file's content before chunking.
 //	8: names hold declarations without a body too (symbol, breadcrumb, end_line).
 //	9: chunks.sketch: each chunk's structural sketch, for pattern search.
-const SchemaVersion = 9
+//	10: compact BM25 postings: doc lengths once per chunk (doclens), a
+//	    one-byte column and frequency, the term stored once (postings
+//	    WITHOUT ROWID keyed by (term, seg), long data in postings_big).
+const SchemaVersion = 10
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
@@ -94,6 +97,8 @@ type DB struct {
 	// head is the prepared read of the keys a server checks on every
 	// query (see [DB.MetaKeys]); nil until first used.
 	head *headStmt
+	// docLens holds the BM25 doc-length pages the last search read.
+	docLens docLenCache
 }
 
 // headStmt is a statement prepared once on the read pool.
