@@ -75,8 +75,11 @@ func (t *docLenTable) get(id int64) (uint32, bool) {
 // docLenCache holds the doc-length pages a DB read last, for the next
 // search to reuse.
 type docLenCache struct {
-	mu sync.Mutex // guards t
-	t  *docLenTable
+	// loading is held while pages are read, so searches running at once
+	// (a find's channels) read them once, not once each.
+	loading sync.Mutex
+	mu      sync.Mutex // guards t
+	t       *docLenTable
 }
 
 // table returns the cached pages when they are of the index indexID (an
@@ -90,10 +93,19 @@ func (c *docLenCache) table(indexID string) *docLenTable {
 	return c.t
 }
 
-// load reads, through conn, the pages from page from on (every page when
-// t holds none) into a new table that keeps t's pages before from, and
-// caches it.
-func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, from int64) (*docLenTable, error) {
+// load returns a table holding chunk id's count: the cached one when
+// another search loaded it meanwhile, else one read through conn with the
+// pages from id's on (every page when t holds none), which keeps t's pages
+// before those, and is cached.
+func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id int64) (*docLenTable, error) {
+	c.loading.Lock()
+	defer c.loading.Unlock()
+	if ct := c.table(t.indexID); ct != t {
+		if _, ok := ct.get(id); ok {
+			return ct, nil
+		}
+	}
+	from := id >> docPageBits
 	if len(t.pages) == 0 {
 		from = 0
 	}
@@ -143,7 +155,7 @@ func (r *docLenReader) get(ctx context.Context, id int64) (uint32, error) {
 		// Read at this search's commit already: the id has no count.
 		return 0, errCorruptDocLens
 	}
-	t, err := r.cache.load(ctx, r.conn, r.t, id>>docPageBits)
+	t, err := r.cache.load(ctx, r.conn, r.t, id)
 	if err != nil {
 		return 0, err
 	}
