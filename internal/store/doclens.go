@@ -27,11 +27,13 @@ import (
 // live chunk. On the Go standard library: 27 pages, 213 kB (w = 2: no
 // chunk there has more than 1,180 tokens).
 //
-// Chunk ids are never reused and a chunk's count never changes, so a page
-// only ever gains ids at its end or a wider w with the same values: a
-// copy read at any earlier commit of the same index is never wrong, only
-// possibly short. That lets a long-lived process keep the pages it read
-// ([docLenCache]) and read again only when an id is past them.
+// Within one database, chunk ids are never reused and a chunk's count
+// never changes, so a page only ever gains ids at its end or a wider w
+// with the same values. A long-lived process keeps the pages it read
+// ([docLenCache]) for the next search of the same index state (its
+// [Version]: a database replaced with [DB.ReplaceWith] and caught up again
+// may reuse ids for other chunks); a search that meets an id past them
+// reads the pages again, in its own transaction.
 const (
 	docPageBits = 12
 	docPageIDs  = 1 << docPageBits
@@ -40,8 +42,8 @@ const (
 // docLenTable is a read copy of doclens, indexed by page (nil: absent).
 // It is never modified once published; a reload makes a new one.
 type docLenTable struct {
-	indexID string // the index it was read from (MetaIndexID)
-	pages   [][]byte
+	state string // the index state it was read for ([Version.String])
+	pages [][]byte
 }
 
 // get returns chunk id's token count, or false when the table does not
@@ -82,13 +84,13 @@ type docLenCache struct {
 	t       *docLenTable
 }
 
-// table returns the cached pages when they are of the index indexID (an
-// empty table otherwise).
-func (c *docLenCache) table(indexID string) *docLenTable {
+// table returns the cached pages when they were read for state (an empty
+// table otherwise).
+func (c *docLenCache) table(state string) *docLenTable {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.t == nil || c.t.indexID != indexID {
-		return &docLenTable{indexID: indexID}
+	if c.t == nil || c.t.state != state {
+		return &docLenTable{state: state}
 	}
 	return c.t
 }
@@ -100,7 +102,7 @@ func (c *docLenCache) table(indexID string) *docLenTable {
 func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id int64) (*docLenTable, error) {
 	c.loading.Lock()
 	defer c.loading.Unlock()
-	if ct := c.table(t.indexID); ct != t {
+	if ct := c.table(t.state); ct != t {
 		if _, ok := ct.get(id); ok {
 			return ct, nil
 		}
@@ -109,7 +111,7 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 	if len(t.pages) == 0 {
 		from = 0
 	}
-	nt := &docLenTable{indexID: t.indexID, pages: t.pages[:min(int64(len(t.pages)), from):min(int64(len(t.pages)), from)]}
+	nt := &docLenTable{state: t.state, pages: t.pages[:min(int64(len(t.pages)), from):min(int64(len(t.pages)), from)]}
 	err := each(ctx, conn, "document lengths", `SELECT page, data FROM doclens WHERE page >= ? ORDER BY page`, []any{from}, func(rows *sql.Rows) error {
 		var p int64
 		var data []byte

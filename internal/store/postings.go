@@ -448,8 +448,9 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	}
 	defer tx.Rollback()
 	var docs, tokens, nextChunk int64
-	var indexID string
-	if err := tx.QueryRowContext(ctx, `SELECT docs, tokens, next_chunk, coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`, MetaIndexID).Scan(&docs, &tokens, &nextChunk, &indexID); err != nil {
+	var state string // the Version the doc-length cache is kept for
+	if err := tx.QueryRowContext(ctx, `SELECT docs, tokens, next_chunk, coalesce((SELECT value FROM meta WHERE key = ?), '') || ':' || coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`,
+		MetaIndexID, MetaContentVersion).Scan(&docs, &tokens, &nextChunk, &state); err != nil {
 		return nil, fmt.Errorf("BM25 search: reading statistics: %v", err)
 	}
 	if docs <= 0 {
@@ -474,7 +475,7 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	lens := docLenReader{cache: &db.docLens, conn: tx, t: db.docLens.table(indexID)}
+	lens := docLenReader{cache: &db.docLens, conn: tx, t: db.docLens.table(state)}
 
 	sc := getScratch(nextChunk)
 	defer putScratch(sc)
