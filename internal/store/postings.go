@@ -475,7 +475,7 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	lens := docLenReader{cache: &db.docLens, conn: tx, t: db.docLens.table(state)}
+	lens := docLenReader{cache: db.docLens, conn: tx, t: db.docLens.table(state)}
 
 	sc := getScratch(nextChunk)
 	defer putScratch(sc)

@@ -97,8 +97,9 @@ type DB struct {
 	// head is the prepared read of the keys a server checks on every
 	// query (see [DB.MetaKeys]); nil until first used.
 	head *headStmt
-	// docLens holds the BM25 doc-length pages the last search read.
-	docLens docLenCache
+	// docLens holds the BM25 doc-length pages the last search read (a
+	// pointer: engine installs a reopened DB by copying the struct).
+	docLens *docLenCache
 }
 
 // headStmt is a statement prepared once on the read pool.
@@ -190,7 +191,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
 			return nil, fmt.Errorf("creating index directory: %w", err)
 		}
 	}
-	db := &DB{path: path, head: &headStmt{}}
+	db := &DB{path: path, head: &headStmt{}, docLens: &docLenCache{}}
 	if !opts.ReadOnly {
 		db.w, err = sql.Open("sqlite", dsn(path, true, false))
 		if err != nil {
