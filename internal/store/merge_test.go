@@ -1,11 +1,11 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,54 +53,11 @@ func mergeFixture(t *testing.T, batches int) *DB {
 	return db
 }
 
-// mergeOutput returns what a merge of every segment emits, through
-// mergeSegments (with its ok) or mergeByTerm.
-func mergeOutput(t *testing.T, db *DB, bySegment bool) ([]termRow, bool) {
-	t.Helper()
-	ctx := t.Context()
-	tx, err := db.w.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	dead, err := deadChunks(ctx, tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries := map[int64]int64{}
-	var segs []int64
-	if err := each(ctx, tx, "segments", `SELECT seg, postings FROM segments`, nil, func(rows *sql.Rows) error {
-		var s, n int64
-		err := rows.Scan(&s, &n)
-		segs = append(segs, s)
-		entries[s] = n
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var out []termRow
-	emit := func(r termRow) error {
-		out = append(out, r)
-		return nil
-	}
-	m := merger{dead: dead}
-	if !bySegment {
-		if err := mergeByTerm(ctx, tx, segs, &m, emit); err != nil {
-			t.Fatal(err)
-		}
-		return out, true
-	}
-	ok, err := mergeSegments(ctx, tx, segs, entries, &m, emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out, ok
-}
-
-// postingsRows returns the postings table in term order.
+// postingsRows returns the postings table in term order, each row's
+// data in hex (long data read from postings_big).
 func postingsRows(t *testing.T, db *DB) []string {
 	t.Helper()
-	rows, err := collect(t.Context(), db.r, "postings", `SELECT term, seg, n, hex(data) FROM postings ORDER BY term, seg`, nil, func(rows *sql.Rows, s *string) error {
+	rows, err := collect(t.Context(), db.r, "postings", `SELECT p.term, p.seg, p.n, hex(`+postingsData+`) FROM postings p LEFT JOIN postings_big b ON b.id = p.big ORDER BY p.term, p.seg`, nil, func(rows *sql.Rows, s *string) error {
 		var term, data string
 		var seg, n int64
 		err := rows.Scan(&term, &seg, &n, &data)
@@ -113,76 +70,98 @@ func postingsRows(t *testing.T, db *DB) []string {
 	return rows
 }
 
-func TestMergeSegments(t *testing.T) {
-	t.Parallel()
-	exec := func(t *testing.T, db *DB, q string) {
-		t.Helper()
-		if _, err := db.w.ExecContext(context.WithoutCancel(t.Context()), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
+// liveEntries decodes the whole postings table: each term's live entries
+// by ascending id, with their chunk's token count from doclens.
+func liveEntries(t *testing.T, db *DB) map[string][]posting {
+	t.Helper()
+	ctx := t.Context()
+	dead, err := deadChunks(ctx, db.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][][]byte{}
+	if err := each(ctx, db.r, "postings", `SELECT p.term, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big ORDER BY p.term, p.seg`, nil, func(r *sql.Rows) error {
+		var term string
+		var data []byte
+		err := r.Scan(&term, &data)
+		rows[term] = append(rows[term], data)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lens := docLenReader{cache: &docLenCache{}, conn: db.r, t: &docLenTable{}}
+	out := map[string][]posting{}
+	for term, rs := range rows {
+		var es []posting
+		if err := livePostings(rs, dead, allColumns, func(p *posting) { es = append(es, *p) }); err != nil {
+			t.Fatalf("term %q: %v", term, err)
+		}
+		for i := range es {
+			if es[i].dl, err = lens.get(ctx, es[i].id); err != nil {
+				t.Fatalf("term %q, chunk %d: %v", term, es[i].id, err)
+			}
+		}
+		slices.SortFunc(es, func(a, b posting) int { return cmpInt(a.id, b.id) })
+		if len(es) > 0 {
+			out[term] = es
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		// disorder rewrites the postings table of a fixture.
-		disorder func(t *testing.T, db *DB)
-		wantOK   bool
-	}{
-		{name: "as written", disorder: func(*testing.T, *DB) {}, wantOK: true},
-		{
-			// A segment's rows in descending term order.
-			name: "terms descending",
-			disorder: func(t *testing.T, db *DB) {
-				exec(t, db, `CREATE TEMP TABLE moved AS SELECT term, seg, n, data FROM postings WHERE seg = 2 ORDER BY term DESC`)
-				exec(t, db, `DELETE FROM postings WHERE seg = 2`)
-				exec(t, db, `INSERT INTO postings(term, seg, n, data) SELECT term, seg, n, data FROM temp.moved ORDER BY term DESC`)
-			},
-		},
-		{
-			// The first segment's rows after the last one's.
-			name: "segments out of order",
-			disorder: func(t *testing.T, db *DB) {
-				exec(t, db, `CREATE TEMP TABLE moved AS SELECT term, seg, n, data FROM postings WHERE seg = 1 ORDER BY term`)
-				exec(t, db, `DELETE FROM postings WHERE seg = 1`)
-				exec(t, db, `INSERT INTO postings(term, seg, n, data) SELECT term, seg, n, data FROM temp.moved ORDER BY term`)
-			},
-		},
-		{
-			// One row of the first segment after the last one's.
-			name: "row moved",
-			disorder: func(t *testing.T, db *DB) {
-				exec(t, db, `CREATE TEMP TABLE moved AS SELECT term, seg, n, data FROM postings WHERE id = (SELECT min(id) + 3 FROM postings)`)
-				exec(t, db, `DELETE FROM postings WHERE id = (SELECT min(id) + 3 FROM postings)`)
-				exec(t, db, `INSERT INTO postings(term, seg, n, data) SELECT term, seg, n, data FROM temp.moved`)
-			},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want := mergeFixture(t, 7)
-			db := mergeFixture(t, 7)
-			tc.disorder(t, db)
+	return out
+}
 
-			byTerm, _ := mergeOutput(t, db, false)
-			bySeg, ok := mergeOutput(t, db, true)
-			if ok != tc.wantOK {
-				t.Errorf("mergeSegments ok = %v, want %v", ok, tc.wantOK)
-			}
-			if ok {
-				if diff := cmp.Diff(byTerm, bySeg, cmp.AllowUnexported(termRow{})); diff != "" {
-					t.Errorf("mergeSegments and mergeByTerm disagree (-byTerm +bySegment):\n%s", diff)
-				}
-			}
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
 
-			// Whichever way it reads them, a full merge writes the
-			// same rows.
-			for _, d := range []*DB{want, db} {
-				if st, err := d.CompactPostings(t.Context()); err != nil || st.Segments != 7 || st.Dropped == 0 {
-					t.Fatalf("CompactPostings = %+v, %v; want 7 segments merged, dead entries dropped", st, err)
-				}
-			}
-			if diff := cmp.Diff(postingsRows(t, want), postingsRows(t, db)); diff != "" {
-				t.Errorf("merged postings differ (-in order +%s):\n%s", tc.name, diff)
-			}
-		})
+// TestMergeRows checks that a merge of every segment reads the same rows
+// whether it lists them or reads the whole table, and that a full merge
+// keeps exactly the live entries.
+func TestMergeRows(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := mergeFixture(t, 7)
+	want := liveEntries(t, db)
+	segs, err := collect(ctx, db.r, "segments", `SELECT seg FROM segments ORDER BY seg`, nil, func(rows *sql.Rows, s *int64) error { return rows.Scan(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := func(all bool) []termRow {
+		tx, err := db.w.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		dead, err := deadChunks(ctx, tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []termRow
+		m := merger{dead: dead}
+		if err := mergeRows(ctx, tx, segs, all, &m, func(r termRow) error {
+			out = append(out, r)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	listed, whole := merged(false), merged(true)
+	if len(listed) == 0 {
+		t.Fatal("merge emitted nothing")
+	}
+	if diff := cmp.Diff(listed, whole, cmp.AllowUnexported(termRow{})); diff != "" {
+		t.Errorf("merge of the listed segments and of the whole table differ (-listed +whole):\n%s", diff)
+	}
+	if st, err := db.CompactPostings(ctx); err != nil || st.Segments != len(segs) || st.Dropped == 0 {
+		t.Fatalf("CompactPostings = %+v, %v; want %d segments merged, dead entries dropped", st, err, len(segs))
+	}
+	if diff := cmp.Diff(want, liveEntries(t, db), cmp.AllowUnexported(posting{})); diff != "" {
+		t.Errorf("live entries changed by the merge (-before +after):\n%s", diff)
 	}
 }

@@ -3,14 +3,34 @@ package store
 // ctx's BM25 index: an inverted index of the chunks' analyzed terms kept
 // in SQLite, scored in Go.
 //
-// Layout (schema 6). Each [DB.Apply] that writes chunks adds one segment:
-// for every term of its chunks, one postings row (term, seg, n, data)
-// whose data lists the chunks holding the term, in ascending id order:
+// Layout (schema 10). Each [DB.Apply] that writes chunks adds one
+// segment: for every term of its chunks, one postings row (term, seg, n,
+// data) whose data lists the n chunks holding the term, in ascending id
+// order:
 //
 //	entry = uvarint(id − previous id in the row, the first from 0)
-//	        uvarint(doc length: the chunk's tokens over all columns)
-//	        byte(column mask: bit c set when column c holds the term)
-//	        uvarint(term frequency) for each set bit, lowest bit first
+//	        byte(b)
+//	b < 0xF0:  one column, c = b & 3, term frequency b>>2 + 1 (1..60)
+//	b ≥ 0xF0:  column mask m = b & 0x0F (bit c set when column c holds
+//	           the term), then uvarint(term frequency) for each set bit,
+//	           lowest bit first
+//
+// Most entries take the one-byte form (82% of the Go standard library's
+// hold the term in one column). Measured on that index (6.2 M entries), an
+// entry averages 2.6 bytes, 16.1 MB in all (5.0 bytes, 31.1 MB, with the
+// chunk's token count in every entry and a separate mask byte); chunks'
+// token counts are kept once per chunk instead (doclens.go).
+//
+// The table is WITHOUT ROWID, keyed by (term, seg), so the term is stored
+// once (a rowid table needs a second index on (term, seg), which holds
+// every term again: 7.3 MB there). Such a table keeps whole rows in its
+// b-tree, inner pages included, which holds long rows badly (the old rows
+// as one WITHOUT ROWID table took 45.8 MB, 6.9 MB of it unused overflow
+// space), so a row whose data is longer than maxInlinePostings keeps it in
+// postings_big(id, data), a rowid table, and names it by id in big (data
+// is then NULL). On the Go standard library the two tables take 25.1 MB
+// (postings 11.0, postings_big 14.1) where the rowid table and its index
+// took 47.9 MB.
 //
 // Deleting a chunk leaves its postings in place and records its id in
 // dead, which every search skips; [DB.CompactPostings] merges segments
@@ -27,7 +47,7 @@ package store
 //	idf(t) = ln((N − df + 0.5) / (df + 0.5)), or 1e-6 when that is ≤ 0
 //
 // where f is Σ over columns of weight × term frequency, D the chunk's
-// token count over all columns, avgdl the mean D, N the live chunk count
+// token count over all columns (from doclens), avgdl the mean D, N the live chunk count
 // and df the live chunks holding t (in the query's columns). The
 // equivalence with FTS5 is pinned by TestBM25MatchesFTS5.
 
@@ -68,6 +88,10 @@ type segBuilder struct {
 	terms  map[string]*termBuf
 	docs   int64
 	tokens int64
+	// lens[i] is the token count of chunk first+i (0: no terms), for
+	// doclens.
+	first int64
+	lens  []uint32
 	// Scratch for one chunk: its terms, first seen first, and their
 	// counts per column (tf[i] for order[i]; order[i].slot is i).
 	order []*termBuf
@@ -90,6 +114,7 @@ func newSegBuilder() *segBuilder {
 }
 
 // add indexes one chunk and returns its token count over all columns.
+// Chunks are added in ascending id order.
 func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
 	b.order, b.tf = b.order[:0], b.tf[:0]
 	ntok := 0
@@ -114,24 +139,37 @@ func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
 	}
 	b.docs++
 	b.tokens += int64(ntok)
+	if len(b.lens) == 0 {
+		b.first = id
+	}
+	for int64(len(b.lens)) < id-b.first {
+		b.lens = append(b.lens, 0)
+	}
+	b.lens = append(b.lens, uint32(ntok))
 	for i, tb := range b.order {
-		tb.data = appendEntry(tb.data, id-tb.last, uint64(ntok), &b.tf[i])
+		tb.data = appendEntry(tb.data, id-tb.last, &b.tf[i])
 		tb.last = id
 		tb.n++
 	}
 	return ntok
 }
 
-func appendEntry(dst []byte, delta int64, dl uint64, tf *[NumColumns]uint32) []byte {
+// appendEntry appends one entry (the format in the file comment) to dst;
+// tf holds the term's frequency in each column, one at least non-zero.
+func appendEntry(dst []byte, delta int64, tf *[NumColumns]uint32) []byte {
 	dst = binary.AppendUvarint(dst, uint64(delta))
-	dst = binary.AppendUvarint(dst, dl)
 	var mask byte
+	col := 0
 	for c, n := range tf {
 		if n > 0 {
 			mask |= 1 << c
+			col = c
 		}
 	}
-	dst = append(dst, mask)
+	if mask&(mask-1) == 0 && tf[col] <= maxShortTF {
+		return append(dst, byte(tf[col]-1)<<2|byte(col))
+	}
+	dst = append(dst, longEntry|mask)
 	for _, n := range tf {
 		if n > 0 {
 			dst = binary.AppendUvarint(dst, uint64(n))
@@ -140,10 +178,20 @@ func appendEntry(dst []byte, delta int64, dl uint64, tf *[NumColumns]uint32) []b
 	return dst
 }
 
+// The entry byte: below longEntry, one column and a term frequency up to
+// maxShortTF; from it on, a column mask and the frequencies after it.
+const (
+	longEntry  = 0xF0
+	maxShortTF = longEntry >> 2 // 60
+)
+
+// The one-byte form has 2 bits for the column.
+var _ [4 - NumColumns]struct{}
+
 // posting is one decoded entry.
 type posting struct {
 	id   int64
-	dl   uint32 // tokens over all columns
+	dl   uint32 // tokens over all columns (not in the row: the scorer fills it in)
 	mask uint8  // the columns holding the term (tf[c] > 0)
 	tf   [NumColumns]uint32
 }
@@ -188,21 +236,30 @@ func decodeEntries(data []byte, f func(p *posting, at int)) error {
 		}
 		off += n
 		at := off
-		dl, n := binary.Uvarint(data[off:])
-		if n <= 0 || off+n >= len(data) {
+		if off >= len(data) {
 			return errCorruptPostings
 		}
-		off += n
-		mask := data[off]
-		p.mask = mask
+		b := data[off]
 		off++
 		p.id += int64(d)
-		p.dl = uint32(dl)
+		if b < longEntry {
+			c := b & 3
+			p.mask = 1 << c
+			p.tf = [NumColumns]uint32{}
+			p.tf[c] = uint32(b>>2) + 1
+			f(&p, at)
+			continue
+		}
+		mask := b &^ longEntry
+		if mask == 0 {
+			return errCorruptPostings
+		}
+		p.mask = mask
 		for c := range NumColumns {
 			p.tf[c] = 0
 			if mask&(1<<c) != 0 {
 				v, n := binary.Uvarint(data[off:])
-				if n <= 0 {
+				if n <= 0 || v == 0 || v > math.MaxUint32 {
 					return errCorruptPostings
 				}
 				p.tf[c] = uint32(v)
@@ -216,7 +273,8 @@ func decodeEntries(data []byte, f func(p *posting, at int)) error {
 
 var errCorruptPostings = fmt.Errorf("%w: corrupt postings row; run `ctx index --rebuild`", ErrCorrupt)
 
-// writeSegment stores a built segment in tx (a no-op when it is empty).
+// writeSegment stores a built segment in tx (a no-op when it is empty):
+// its postings rows and its chunks' doc lengths.
 func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 	if b.docs == 0 {
 		return nil
@@ -225,9 +283,12 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
-	ins := newRowWriter(tx, `INSERT OR FAIL INTO postings(term, seg, n, data) VALUES`, "", 4, postingsRowsPerStmt)
+	ins, err := newPostingsWriter(ctx, tx, "postings", "postings_big")
+	if err != nil {
+		return fmt.Errorf("writing the BM25 index: %v", err)
+	}
 	defer ins.close()
-	// Sorted terms touch the (term, seg) index's pages in sequence.
+	// Sorted terms touch the table's pages in sequence.
 	type term struct {
 		t  string
 		tb *termBuf
@@ -248,6 +309,9 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 	if err := ins.flush(ctx); err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
+	if err := writeDocLens(ctx, tx, b.first, b.lens); err != nil {
+		return fmt.Errorf("writing the BM25 index: document lengths: %v", err)
+	}
 	if err := recordSegment(ctx, tx, seg, b.docs, postings, bytes); err != nil {
 		return fmt.Errorf("writing the BM25 index: %v", err)
 	}
@@ -257,6 +321,64 @@ func (b *segBuilder) writeSegment(ctx context.Context, tx *sql.Tx) error {
 // postingsRowsPerStmt is the number of postings rows one INSERT
 // statement writes.
 const postingsRowsPerStmt = 256
+
+// maxInlinePostings is the longest data a postings row holds itself;
+// longer data goes to postings_big. A WITHOUT ROWID table on 4 kB pages
+// keeps at most 1,002 bytes of a row in its b-tree and copies keys into
+// inner pages. Measured on the Go standard library's index, postings plus
+// postings_big barely depend on it: 25.06 MB at 128, 25.10 at 256, 25.16
+// at 512, 25.12 at 900; 256 leaves 5,085 of 290k rows in postings_big.
+const maxInlinePostings = 256
+
+// postingsWriter inserts postings rows into a postings table and its
+// table of long data (postings and postings_big, or a full merge's new
+// pair).
+type postingsWriter struct {
+	rows, big *rowWriter
+	nextBig   int64 // the next postings_big id
+}
+
+func newPostingsWriter(ctx context.Context, tx *sql.Tx, table, bigTable string) (*postingsWriter, error) {
+	w := &postingsWriter{
+		rows: newRowWriter(tx, `INSERT OR FAIL INTO `+table+`(term, seg, n, data, big) VALUES`, "", 5, postingsRowsPerStmt),
+		big:  newRowWriter(tx, `INSERT OR FAIL INTO `+bigTable+`(id, data) VALUES`, "", 2, postingsRowsPerStmt/8),
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM `+bigTable).Scan(&w.nextBig); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// add buffers one row. Errors: SQLite's, unwrapped.
+func (w *postingsWriter) add(ctx context.Context, term string, seg int64, n int, data []byte) error {
+	if len(data) <= maxInlinePostings {
+		return w.rows.add(ctx, term, seg, n, data, nil)
+	}
+	id := w.nextBig
+	w.nextBig++
+	if err := w.big.add(ctx, id, data); err != nil {
+		return err
+	}
+	return w.rows.add(ctx, term, seg, n, nil, id)
+}
+
+// flush sends the buffered rows. Errors: SQLite's, unwrapped.
+func (w *postingsWriter) flush(ctx context.Context) error {
+	if err := w.big.flush(ctx); err != nil {
+		return err
+	}
+	return w.rows.flush(ctx)
+}
+
+func (w *postingsWriter) close() {
+	w.rows.close()
+	w.big.close()
+}
+
+// postingsData is the select expression of a postings row's data, for a
+// query of postings p LEFT JOIN postings_big b ON b.id = p.big.
+const postingsData = `coalesce(p.data, b.data)`
 
 // newSegment allocates the next segment number in tx, adding the chunks
 // and tokens it brings to the index's live totals (0, 0 for a merge).
@@ -318,8 +440,17 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		return nil, fmt.Errorf("BM25 search: %d terms in groups, at most %d", len(q.Terms), MaxGroupTerms)
 	}
 	colMask := cmp.Or(q.Columns, allColumns)
+	// One read transaction: the statistics, dead set, postings and doc
+	// lengths are of the same commit.
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("BM25 search: %v", err)
+	}
+	defer tx.Rollback()
 	var docs, tokens, nextChunk int64
-	if err := db.r.QueryRowContext(ctx, `SELECT docs, tokens, next_chunk FROM bm25_stats WHERE id = 1`).Scan(&docs, &tokens, &nextChunk); err != nil {
+	var state string // the Version the doc-length cache is kept for
+	if err := tx.QueryRowContext(ctx, `SELECT docs, tokens, next_chunk, coalesce((SELECT value FROM meta WHERE key = ?), '') || ':' || coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`,
+		MetaIndexID, MetaContentVersion).Scan(&docs, &tokens, &nextChunk, &state); err != nil {
 		return nil, fmt.Errorf("BM25 search: reading statistics: %v", err)
 	}
 	if docs <= 0 {
@@ -327,23 +458,24 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	}
 	avgdl := float64(tokens) / float64(docs)
 
-	dead, err := deadChunks(ctx, db.r)
+	dead, err := deadChunks(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("BM25 search: %w", err)
 	}
 	var allowed map[int64]bool
 	if q.FileIDs != nil {
-		if allowed, err = db.chunksOfFiles(ctx, q.FileIDs); err != nil {
+		if allowed, err = chunksOfFiles(ctx, tx, q.FileIDs); err != nil {
 			return nil, err
 		}
 		if len(allowed) == 0 {
 			return nil, nil
 		}
 	}
-	rows, err := db.termRows(ctx, q.Terms)
+	rows, err := termRowsOf(ctx, tx, q.Terms)
 	if err != nil {
 		return nil, err
 	}
+	lens := docLenReader{cache: db.docLens, conn: tx, t: db.docLens.table(state)}
 
 	sc := getScratch(nextChunk)
 	defer putScratch(sc)
@@ -386,6 +518,11 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		}
 		for i := range entries {
 			p := &entries[i]
+			dl, err := lens.get(ctx, p.id)
+			if err != nil {
+				return nil, fmt.Errorf("BM25 search: chunk %d: %w", p.id, err)
+			}
+			p.dl = dl
 			f := 0.0
 			for c, wc := range w {
 				f += wc * float64(p.tf[c])
@@ -437,12 +574,12 @@ func deadChunks(ctx context.Context, conn querier) (map[int64]bool, error) {
 }
 
 // chunksOfFiles returns the ids of the chunks of the given files.
-func (db *DB) chunksOfFiles(ctx context.Context, fileIDs []int64) (map[int64]bool, error) {
+func chunksOfFiles(ctx context.Context, conn querier, fileIDs []int64) (map[int64]bool, error) {
 	ids, err := json.Marshal(fileIDs)
 	if err != nil {
 		return nil, err
 	}
-	return idSet(ctx, db.r, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, string(ids))
+	return idSet(ctx, conn, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, string(ids))
 }
 
 // termRows returns the data of each term's postings rows, by term.
@@ -454,7 +591,7 @@ func (db *DB) termRows(ctx context.Context, terms []string) (map[string][][]byte
 // of the same commit as something else).
 func termRowsOf(ctx context.Context, conn querier, terms []string) (map[string][][]byte, error) {
 	out := make(map[string][][]byte, len(terms))
-	err := each(ctx, conn, "postings", `SELECT term, data FROM postings WHERE term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
+	err := each(ctx, conn, "postings", `SELECT p.term, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
 		var data []byte
 		err := rows.Scan(&t, &data)
@@ -547,7 +684,7 @@ func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) err
 	if err != nil {
 		return fmt.Errorf("vocabulary: %w", err)
 	}
-	q := `SELECT term, n, data FROM postings ORDER BY term`
+	q := `SELECT p.term, p.n, ` + postingsData + ` FROM postings p LEFT JOIN postings_big b ON b.id = p.big ORDER BY p.term`
 	if len(dead) == 0 {
 		q = `SELECT term, sum(n), x'' FROM postings GROUP BY term ORDER BY term`
 	}
@@ -751,16 +888,23 @@ func (sc *scratch) top(limit int, grouped bool) []Hit {
 	return heap
 }
 
-// postingsColumns is the postings table's definition (schema 6), which a
-// full merge gives the table that replaces it.
-const postingsColumns = `(
-  id INTEGER PRIMARY KEY,
+// postingsTables returns the definitions of a postings table named name
+// and of its table of long data, name_big (the layout of schema 10; the
+// migration to it spells out the same statements). A full merge writes
+// into a new pair that replaces the old one.
+func postingsTables(name string) string {
+	return `
+CREATE TABLE ` + name + `(
   term TEXT NOT NULL,
   seg INTEGER NOT NULL,
   n INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  UNIQUE(term, seg)
-)`
+  data BLOB,
+  big INTEGER,
+  PRIMARY KEY(term, seg)
+) WITHOUT ROWID;
+CREATE TABLE ` + name + `_big(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+`
+}
 
 // Compaction policy: small segments are merged once there are more than
 // maxSegments, and everything is merged into one segment once the
@@ -862,20 +1006,23 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 
-	// A full merge streams into a new table that replaces the old one
-	// (dropping a table is much cheaper than deleting its rows one by
-	// one); a partial one keeps its few rows in memory until its reads
+	// A full merge streams into a new pair of tables that replaces the
+	// old one (dropping a table is much cheaper than deleting its rows one
+	// by one); a partial one keeps its few rows in memory until its reads
 	// are done, then deletes the merged rows.
 	target := "postings"
 	if full {
 		target = "postings_merged"
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE postings_merged`+postingsColumns); err != nil {
+		if _, err := tx.ExecContext(ctx, postingsTables(target)); err != nil {
 			return st, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	}
 	var pending []termRow
 	var postings, bytes int64
-	ins := newRowWriter(tx, `INSERT OR FAIL INTO `+target+`(term, seg, n, data) VALUES`, "", 4, postingsRowsPerStmt)
+	ins, err := newPostingsWriter(ctx, tx, target, target+"_big")
+	if err != nil {
+		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+	}
 	defer ins.close()
 	emit := func(r termRow) error {
 		postings += int64(r.n)
@@ -886,29 +1033,9 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		}
 		return ins.add(ctx, r.term, seg, r.n, r.data)
 	}
-	entries := make(map[int64]int64, len(segs))
-	for _, s := range segs {
-		entries[s.seg] = s.postings
-	}
 	m := merger{dead: dead}
-	ok, err := mergeSegments(ctx, tx, merge, entries, &m, emit)
-	if err != nil {
+	if err := mergeRows(ctx, tx, merge, full, &m, emit); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %w", err)
-	}
-	if !ok {
-		// Rows out of the order mergeSegments relies on: start again,
-		// reading them through the (term, seg) index.
-		if full {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM postings_merged`); err != nil {
-				return st, fmt.Errorf("compacting the BM25 index: %v", err)
-			}
-		}
-		ins.reset()
-		pending, postings, bytes = nil, 0, 0
-		m = merger{dead: dead}
-		if err := mergeByTerm(ctx, tx, merge, &m, emit); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: %w", err)
-		}
 	}
 	if err := ins.flush(ctx); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
@@ -920,10 +1047,14 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 	if full {
 		for _, q := range []string{
 			`DROP TABLE postings`,
+			`DROP TABLE postings_big`,
 			`ALTER TABLE postings_merged RENAME TO postings`,
+			`ALTER TABLE postings_merged_big RENAME TO postings_big`,
 			`DELETE FROM segments`,
 			// Every dead chunk's postings were in the merged segments.
 			`DELETE FROM dead`,
+			// Pages of no live chunk are never read again.
+			`DELETE FROM doclens WHERE page NOT IN (SELECT DISTINCT id >> ` + fmt.Sprint(docPageBits) + ` FROM chunks WHERE ntok > 0)`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return st, fmt.Errorf("compacting the BM25 index: %v", err)
@@ -931,6 +1062,7 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		}
 	} else {
 		for _, q := range []string{
+			`DELETE FROM postings_big WHERE id IN (SELECT big FROM postings ` + where + ` AND big IS NOT NULL)`,
 			`DELETE FROM postings ` + where,
 			`DELETE FROM segments ` + where,
 		} {
@@ -1034,7 +1166,7 @@ func (m *merger) flush() (out mergedRow, ok bool, err error) {
 	slices.SortFunc(m.entries, func(a, b posting) int { return cmp.Compare(a.id, b.id) })
 	var prev int64
 	for i := range m.entries {
-		out.data = appendEntry(out.data, m.entries[i].id-prev, uint64(m.entries[i].dl), &m.entries[i].tf)
+		out.data = appendEntry(out.data, m.entries[i].id-prev, &m.entries[i].tf)
 		prev = m.entries[i].id
 	}
 	out.n = len(m.entries)

@@ -99,19 +99,18 @@ func loadReplay(b *testing.B, path string) [][]store.Update {
 
 	// Each chunk's terms, per column, from the postings.
 	terms := map[int64]*[store.NumColumns]strings.Builder{}
-	query(`SELECT term, data FROM postings ORDER BY term, seg`, func(rows *sql.Rows) error {
+	query(`SELECT p.term, coalesce(p.data, b.data) FROM postings p LEFT JOIN postings_big b ON b.id = p.big ORDER BY p.term, p.seg`, func(rows *sql.Rows) error {
 		var t string
 		var data []byte
 		if err := rows.Scan(&t, &data); err != nil {
 			return err
 		}
+		// Entries as postings.go lays them out.
 		var id int64
 		for off := 0; off < len(data); {
 			d, n := binary.Uvarint(data[off:])
 			off += n
-			_, n = binary.Uvarint(data[off:])
-			off += n
-			mask := data[off]
+			e := data[off]
 			off++
 			id += int64(d)
 			cols := terms[id]
@@ -119,13 +118,19 @@ func loadReplay(b *testing.B, path string) [][]store.Update {
 				cols = &[store.NumColumns]strings.Builder{}
 				terms[id] = cols
 			}
-			for c := range store.NumColumns {
-				if mask&(1<<c) == 0 {
-					continue
+			var tf [store.NumColumns]uint64
+			if e < 0xF0 {
+				tf[e&3] = uint64(e>>2) + 1
+			} else {
+				for c := range store.NumColumns {
+					if e&(1<<c) != 0 {
+						tf[c], n = binary.Uvarint(data[off:])
+						off += n
+					}
 				}
-				tf, n := binary.Uvarint(data[off:])
-				off += n
-				for range tf {
+			}
+			for c, k := range tf {
+				for range k {
 					if cols[c].Len() > 0 {
 						cols[c].WriteByte(' ')
 					}

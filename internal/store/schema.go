@@ -96,7 +96,14 @@ CREATE INDEX names_name ON names(name COLLATE NOCASE);
 DROP TABLE chunks_vocab;
 DROP TABLE chunks_fts;
 ALTER TABLE chunks ADD COLUMN ntok INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE postings` + postingsColumns + `;
+CREATE TABLE postings(
+  id INTEGER PRIMARY KEY,
+  term TEXT NOT NULL,
+  seg INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  UNIQUE(term, seg)
+);
 CREATE TABLE segments(
   seg INTEGER PRIMARY KEY,
   docs INTEGER NOT NULL,
@@ -138,6 +145,29 @@ ALTER TABLE names ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0;
 	// an older index until it is rebuilt (its chunker version differs).
 	8: `
 ALTER TABLE chunks ADD COLUMN sketch BLOB;
+`,
+	// Compact BM25 postings (postings.go, doclens.go): the chunks' token
+	// counts move out of the entries into doclens, and the term is stored
+	// once. An older index is rebuilt (its identity names the schema), so
+	// this leaves a consistent, empty BM25 index: no chunk has postings
+	// (ntok 0), none is dead. The postings tables are those of
+	// postingsTables("postings").
+	9: `
+DROP TABLE postings;
+CREATE TABLE postings(
+  term TEXT NOT NULL,
+  seg INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  data BLOB,
+  big INTEGER,
+  PRIMARY KEY(term, seg)
+) WITHOUT ROWID;
+CREATE TABLE postings_big(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE doclens(page INTEGER PRIMARY KEY, data BLOB NOT NULL);
+DELETE FROM segments;
+DELETE FROM dead;
+UPDATE chunks SET ntok = 0;
+UPDATE bm25_stats SET docs = 0, tokens = 0;
 `,
 }
 

@@ -39,7 +39,10 @@ import (
 //	7: secrets: the spans masked in each file's content before chunking.
 //	8: names hold declarations without a body too (symbol, breadcrumb, end_line).
 //	9: chunks.sketch: each chunk's structural sketch, for pattern search.
-const SchemaVersion = 9
+//	10: compact BM25 postings: doc lengths once per chunk (doclens), a
+//	    one-byte column and frequency, the term stored once (postings
+//	    WITHOUT ROWID keyed by (term, seg), long data in postings_big).
+const SchemaVersion = 10
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
@@ -94,6 +97,9 @@ type DB struct {
 	// head is the prepared read of the keys a server checks on every
 	// query (see [DB.MetaKeys]); nil until first used.
 	head *headStmt
+	// docLens holds the BM25 doc-length pages the last search read (a
+	// pointer: engine installs a reopened DB by copying the struct).
+	docLens *docLenCache
 }
 
 // headStmt is a statement prepared once on the read pool.
@@ -185,7 +191,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
 			return nil, fmt.Errorf("creating index directory: %w", err)
 		}
 	}
-	db := &DB{path: path, head: &headStmt{}}
+	db := &DB{path: path, head: &headStmt{}, docLens: &docLenCache{}}
 	if !opts.ReadOnly {
 		db.w, err = sql.Open("sqlite", dsn(path, true, false))
 		if err != nil {
