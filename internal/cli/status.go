@@ -127,6 +127,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if st.Stale {
 		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)
 	}
+	if st.VectorsLost != "" {
+		fmt.Fprintf(w, "vectors lost:  %s; semantic search is off until `ctx index` embeds those chunks again\n", st.VectorsLost)
+	}
 	switch {
 	case st.Indexing:
 		fmt.Fprintf(w, "indexing:      an index run is writing the index now; answers may mix old and new files\n")

@@ -139,6 +139,14 @@ ALTER TABLE names ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0;
 	8: `
 ALTER TABLE chunks ADD COLUMN sketch BLOB;
 `,
+	// Vectors may be folded into the vector file (fold.go): the
+	// embeddings table then holds only the vectors no vector file holds
+	// yet, and meta vector_base names the file the rest live in. Nothing
+	// to convert (no vector is folded yet); the bump keeps older builds,
+	// which would read a folded index as having lost its vectors, out.
+	9: `
+DELETE FROM meta WHERE key = 'vector_base';
+`,
 }
 
 func init() {

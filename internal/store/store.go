@@ -39,7 +39,8 @@ import (
 //	7: secrets: the spans masked in each file's content before chunking.
 //	8: names hold declarations without a body too (symbol, breadcrumb, end_line).
 //	9: chunks.sketch: each chunk's structural sketch, for pattern search.
-const SchemaVersion = 9
+//	10: vectors of live chunks may be folded into the vector file (meta vector_base).
+const SchemaVersion = 10
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
