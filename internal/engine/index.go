@@ -398,22 +398,27 @@ func (e *Engine) foldVectors(ctx context.Context, db *store.DB, vecs *search.Vec
 	if vecs == nil || vecs.FileID == 0 || vecs.IndexID == "" || !e.foldsVectors() {
 		return nil
 	}
+	if base := store.ParseVectorBase(mustMeta(ctx, db, store.MetaVectorBase)); base == (store.VectorBase{FileID: vecs.FileID, Content: vecs.Generation}) {
+		return nil // this file's state is folded already (a run that changed nothing)
+	}
 	if err := syncFile(e.vecPath()); err != nil {
 		return err
 	}
 	if err := fault("fold"); err != nil {
 		return err
 	}
+	start := time.Now()
 	n, ok, err := db.FoldVectors(ctx, store.Version{IndexID: vecs.IndexID, Content: vecs.Generation}, vecs.FileID)
 	if err != nil || !ok || n == 0 {
 		return err
 	}
+	folded := time.Since(start)
 	if err := fault("vacuum"); err != nil {
 		return err
 	}
-	start := time.Now()
+	start = time.Now()
 	err = db.ReleaseFreePages(ctx)
-	e.log.Debug("folded vectors", "vectors", n, "vacuum", time.Since(start))
+	e.log.Debug("folded vectors", "vectors", n, "fold", folded, "vacuum", time.Since(start))
 	return err
 }
 

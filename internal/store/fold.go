@@ -39,15 +39,21 @@ func ParseVectorBase(s string) VectorBase {
 	return VectorBase{FileID: f, Content: c}
 }
 
-// FoldVectors deletes from the embeddings table the vectors of every live
-// chunk, in one transaction that also records fileID as the vector file
-// the store now relies on ([MetaVectorBase]), when the committed content
-// is still ver. The caller must hold a durable vector file (synced and
-// renamed into place) of exactly that state, with a row for every live
-// chunk that names an embedding: after the fold those rows exist nowhere
-// else. Vectors no live chunk names (the cache of deleted chunks' texts)
-// stay. The content version does not change: the rows a reader gets
-// (stored or from the file) are the same before and after.
+// FoldVectors empties the embeddings table, in one transaction that also
+// records fileID as the vector file the store now relies on
+// ([MetaVectorBase]), when the committed content is still ver. The caller
+// must hold a durable vector file (synced and renamed into place) of
+// exactly that state, with a row for every live chunk that names an
+// embedding: after the fold those rows exist nowhere else. The vectors no
+// live chunk names (texts of deleted chunks, kept as a content-addressed
+// cache) go too: only a local model's vectors are folded, and it embeds
+// such a text again in microseconds, while deleting every row lets SQLite
+// drop the table's pages wholesale (0.10 s of CPU against 0.35 s for
+// deleting the live chunks' keys one by one, sqlite3 on the Go standard
+// library's 106,576 vectors; 7.8 s of wall time for the latter under
+// modernc on a loaded machine). The content version does not change: the
+// rows a reader gets (stored or from the file) are the same before and
+// after.
 //
 // It returns the number of vectors deleted, and false (deleting nothing)
 // when the content moved on since ver. The freed pages stay in the file
@@ -68,11 +74,13 @@ func (db *DB) FoldVectors(ctx context.Context, ver Version, fileID int64) (int64
 	if versionOf(kv) != ver {
 		return 0, false, nil
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE key IN (SELECT embed_key FROM chunks WHERE embed_key IS NOT NULL)`)
-	if err != nil {
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM embeddings`).Scan(&n); err != nil {
 		return 0, false, fmt.Errorf("folding vectors: %v", err)
 	}
-	n, _ := res.RowsAffected()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings`); err != nil {
+		return 0, false, fmt.Errorf("folding vectors: %v", err)
+	}
 	base := strconv.FormatInt(fileID, 10) + ":" + strconv.FormatInt(ver.Content, 10)
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, MetaVectorBase, base); err != nil {
 		return 0, false, fmt.Errorf("folding vectors: %v", err)
