@@ -87,7 +87,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	fmt.Fprintf(w, "index:         %s (%s)\n", st.IndexPath, indexSize(st.IndexBytes, st.SourceBytes))
 	fmt.Fprintf(w, "files:         %d\n", st.Files)
 	if st.Vectors > 0 {
-		fmt.Fprintf(w, "chunks:        %d (%d distinct embeddings)\n", st.Chunks, st.Vectors)
+		fmt.Fprintf(w, "chunks:        %d (%d embeddings)\n", st.Chunks, st.Vectors)
 	} else {
 		fmt.Fprintf(w, "chunks:        %d\n", st.Chunks)
 	}

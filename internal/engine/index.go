@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/config"
@@ -481,15 +482,27 @@ func (e *Engine) foldedLookup(ctx context.Context, db *store.DB, all bool) func(
 	if err != nil || kv[store.MetaVectorBase] == "" {
 		return nil
 	}
-	keys, err := db.FoldedKeys(ctx, maxFoldedKeys)
-	if err != nil || len(keys) == 0 {
-		return nil
-	}
-	base, err := e.vecBase()(headOf(kv).ver)
-	if err != nil {
-		return nil
+	// Read on first use: a run with nothing to embed (no file changed)
+	// pays nothing.
+	var (
+		once sync.Once
+		keys map[string]int64
+		base *search.Vectors
+	)
+	load := func() {
+		k, err := db.FoldedKeys(ctx, maxFoldedKeys)
+		if err != nil || len(k) == 0 {
+			return
+		}
+		if b, err := e.vecBase()(headOf(kv).ver); err == nil {
+			keys, base = k, b
+		}
 	}
 	return func(ks [][]byte) map[string][]byte {
+		once.Do(load)
+		if base == nil {
+			return nil
+		}
 		var out map[string][]byte
 		for _, k := range ks {
 			id, ok := keys[string(k)]

@@ -291,8 +291,10 @@ func (db *DB) EmbeddingKeysIn(ctx context.Context, keys [][]byte) (map[string]bo
 
 // Counts summarises the index.
 type Counts struct {
-	Files     int
-	Chunks    int
+	Files  int
+	Chunks int
+	// Vectors is the number of distinct vectors stored in SQLite plus the
+	// number of chunks whose vector was folded into the vector file.
 	Vectors   int
 	Languages map[string]int // files per language
 }
@@ -300,10 +302,13 @@ type Counts struct {
 // Count returns the index's counts.
 func (db *DB) Count(ctx context.Context) (Counts, error) {
 	c := Counts{Languages: map[string]int{}}
-	// Vectors counts distinct keys, stored or folded into the vector
-	// file (see [DB.FoldVectors]).
+	// Vectors counts the stored vectors (one per distinct key) plus the
+	// chunks whose vectors were folded into the vector file (see
+	// [DB.FoldVectors]), one row each there: counting the distinct keys
+	// of both took 0.3 s of CPU on the Go standard library, this 0.04 s.
 	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks),
-(SELECT count(*) FROM (SELECT key FROM embeddings UNION SELECT embed_key FROM chunks WHERE embed_key IS NOT NULL))`).
+(SELECT count(*) FROM embeddings) + (SELECT count(*) FROM chunks c WHERE c.embed_key IS NOT NULL AND
+ (SELECT value FROM meta WHERE key = ?) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key))`, MetaVectorBase).
 		Scan(&c.Files, &c.Chunks, &c.Vectors); err != nil {
 		return c, fmt.Errorf("counting: %v", err)
 	}
