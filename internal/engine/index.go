@@ -405,6 +405,13 @@ func (e *Engine) foldVectors(ctx context.Context, db *store.DB, vecs *search.Vec
 	if err := syncFile(e.vecPath()); err != nil {
 		return err
 	}
+	// The file at the path must still be this one: a query process may
+	// have written another since (see [search.WriteVectorFileFrom]).
+	m := e.emb.Model()
+	cur, err := search.ReadVectorFile(e.vecPath(), vecFileKey(m.String(), store.Version{IndexID: vecs.IndexID}), m.Dims, vecs.Generation)
+	if err != nil || cur.FileID != vecs.FileID {
+		return fmt.Errorf("the vector file was replaced before the fold (%v); not folding", err)
+	}
 	if err := fault("fold"); err != nil {
 		return err
 	}

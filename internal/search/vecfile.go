@@ -310,6 +310,15 @@ func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 		return err
 	}
 	w.closeSides()
+	// Never replace a later state of the same index with an earlier one:
+	// a query process that began reading before an index run committed
+	// may finish after the run wrote its file and folded the vectors
+	// the older file would lack. (A narrow race remains between this
+	// check and the rename.)
+	if cur, err := readVectorFile(w.path, model, w.dims, -1); err == nil && cur.Generation > generation {
+		os.Remove(m.f.Name())
+		return fmt.Errorf("%w: %s holds a later state (%d) than this one (%d)", ErrStaleVectorFile, w.path, cur.Generation, generation)
+	}
 	if err := os.Rename(m.f.Name(), w.path); err != nil {
 		return err
 	}
