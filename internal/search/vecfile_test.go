@@ -349,3 +349,31 @@ func TestVectorsFromFoldedBase(t *testing.T) {
 		t.Errorf("advance without the base: %v, want ErrVectorsMissing", err)
 	}
 }
+
+// TestVectorFileKeepsLaterState: a writer never renames its file over a
+// file of the same index stamped with a later content version (that
+// file's rows may be the only copy of vectors folded since).
+func TestVectorFileKeepsLaterState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "index.db.vec")
+	later := newVectors(5, 3, 1)
+	later.add(1, []float32{1, 0, 0})
+	if err := WriteVectorFile(path, "m#x", later); err != nil {
+		t.Fatal(err)
+	}
+	earlier := newVectors(3, 3, 1)
+	earlier.add(1, []float32{0, 1, 0})
+	if err := WriteVectorFile(path, "m#x", earlier); !errors.Is(err, ErrStaleVectorFile) {
+		t.Errorf("writing an earlier state over a later one: %v, want ErrStaleVectorFile", err)
+	}
+	if _, err := ReadVectorFile(path, "m#x", 3, 5); err != nil {
+		t.Errorf("the later file was not kept: %v", err)
+	}
+	// Another index (model identity) is replaced whatever its version.
+	if err := WriteVectorFile(path, "m#y", earlier); err != nil {
+		t.Errorf("replacing another index's file: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("files left beside the vector file: %v", entries)
+	}
+}
