@@ -87,7 +87,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	fmt.Fprintf(w, "index:         %s (%s)\n", st.IndexPath, indexSize(st.IndexBytes, st.SourceBytes))
 	fmt.Fprintf(w, "files:         %d\n", st.Files)
 	if st.Vectors > 0 {
-		fmt.Fprintf(w, "chunks:        %d (%d distinct embeddings)\n", st.Chunks, st.Vectors)
+		fmt.Fprintf(w, "chunks:        %d (%d embeddings)\n", st.Chunks, st.Vectors)
 	} else {
 		fmt.Fprintf(w, "chunks:        %d\n", st.Chunks)
 	}
@@ -126,6 +126,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	fmt.Fprintf(w, "identity:      schema %d, chunker %d, analyzer %d, model %s (%s)\n", st.Identity.Schema, st.Identity.Chunker, st.Identity.Analyzer, st.Identity.Model, st.Identity.Hash)
 	if st.Stale {
 		fmt.Fprintf(w, "stale:         built as %s by another ctx build or model; run `ctx index` to rebuild\n", st.StoredIdentity)
+	}
+	if st.VectorsLost != "" {
+		fmt.Fprintf(w, "vectors lost:  %s; semantic search is off until `ctx index` embeds those chunks again\n", st.VectorsLost)
 	}
 	switch {
 	case st.Indexing:

@@ -128,8 +128,15 @@ func EncodeVector(v []float32) []byte {
 	if scale < 0 {
 		return encodeFloat32(v)
 	}
-	pad := (4 - len(v)%4) % 4 // makes int8Header+len(v)+pad ≡ 1 (mod 4)
-	b := make([]byte, int8Header+len(v)+pad)
+	return EncodeInt8(q, scale)
+}
+
+// EncodeInt8 returns the int8-form blob of elements q and scale (as
+// [Quantize] makes them; scale ≥ 0): what [EncodeVector] stores for a
+// vector that quantises to them, and what [Int8View] reads back exactly.
+func EncodeInt8(q []int8, scale float32) []byte {
+	pad := (4 - len(q)%4) % 4 // makes int8Header+len(q)+pad ≡ 1 (mod 4)
+	b := make([]byte, int8Header+len(q)+pad)
 	b[0] = int8Tag | byte(pad)
 	binary.LittleEndian.PutUint32(b[1:], math.Float32bits(scale))
 	for i, x := range q {

@@ -569,11 +569,24 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 		return nil, WithFix(Errorf(ErrNotConfigured, "the dense channel needs an embedding model, but CTX_EMBED_PROVIDER is none"), "set CTX_EMBED_PROVIDER (builtin: the built-in model) and run `ctx index`")
 	}
 	var vecsCut bool
+	var vecsLost error
 	if e.emb != nil && dense {
 		vecs, err := e.viewVectors(cctx, v)
 		switch {
 		case err == nil:
 			s.Embedder, s.Vectors = e.emb, vecs
+		case errors.Is(err, search.ErrVectorsMissing):
+			// The vector file holding folded vectors is gone or damaged:
+			// the lexical channels answer, and the answer says so.
+			vecsLost = err
+			chans := sreq.Channels
+			if len(chans) == 0 {
+				chans = search.ChannelNames
+			}
+			sreq.Channels = slices.DeleteFunc(slices.Clone(chans), func(c string) bool { return c == "dense" })
+			if len(sreq.Channels) == 0 {
+				return nil, WithFix(err, "run `ctx index` to embed the chunks whose vectors were lost")
+			}
 		case wasCut(ctx, cctx):
 			// Loading the vectors (writing the vector file of a large
 			// index) outlasted the cut: the lexical channels answer.
@@ -600,6 +613,9 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	resp.Raw, resp.analysis = res, st
 	if resp.Stats, err = e.searchStats(st, sreq, s.EmbedTimeout, gen, req.Query, query); err != nil {
 		return nil, err
+	}
+	if vecsLost != nil {
+		resp.Stats.Degraded = joinNote(resp.Stats.Degraded, "dense channel unavailable: "+vecsLost.Error()+"; run `ctx index` to repair it")
 	}
 	if vecsCut {
 		resp.Stats.markPartial(cutNote("the dense channel's vectors had loaded; the lexical channels answered alone"))

@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/index"
 	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
@@ -262,6 +265,11 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 			}
 		}
 	}
+	if vectors && opts.Paths == nil && e.foldsVectors() {
+		if err := e.repairVectors(ctx, db); err != nil {
+			return nil, err
+		}
+	}
 	st, err := index.Run(ctx, db, e.root, &index.Options{
 		Discover:   walkOptions(e.cfg),
 		Embedder:   e.indexEmbedder(), // spend.go: remote providers are metered and capped
@@ -271,6 +279,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		Logger:     e.log,
 		Resume:     hd.running || rebuilt,
 		Paths:      opts.Paths,
+		Folded:     e.foldedLookup(ctx, db, vectors && opts.Paths == nil),
 	})
 	if err != nil {
 		return nil, err
@@ -345,9 +354,10 @@ const metaChunks = "chunks"
 const metaImports = "imports"
 
 // writeVectorFile makes the root's vector file hold db's committed
-// vectors, unless it already does, and returns them (nil on failure).
-// Errors are logged, not returned: the query path rebuilds a missing or
-// stale file from SQLite.
+// vectors, unless it already does, folds them ([Engine.foldVectors]) and
+// returns them (nil on failure). Errors are logged, not returned: the
+// query path rebuilds a missing or stale file from SQLite, and reports
+// vectors that no file holds any more.
 func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) *search.Vectors {
 	ver, err := db.Version(ctx)
 	var vecs *search.Vectors
@@ -358,7 +368,173 @@ func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) *search.Vect
 		e.log.Warn("writing the vector file", "err", err)
 		return nil
 	}
+	if err := e.foldVectors(ctx, db, vecs); err != nil {
+		e.log.Warn("folding the vectors into the vector file", "err", err)
+	}
 	return vecs
+}
+
+// foldsVectors reports whether the engine's embedder runs on this
+// machine from a model in the binary or a local model file (builtin,
+// model2vec, onnx): only then are stored vectors folded into the vector
+// file. A provider reached over HTTP (OpenAI-compatible, Voyage, Ollama)
+// costs money or time to embed again, so its vectors stay in SQLite,
+// where the content-addressed cache keeps every text it ever embedded.
+func (e *Engine) foldsVectors() bool {
+	if e.emb == nil {
+		return false
+	}
+	_, remote := embedEndpoint(config.Embed{Provider: e.emb.Model().Provider})
+	return !remote
+}
+
+// foldVectors deletes from SQLite the stored vectors that vecs, a vector
+// file of db's committed state, holds ([store.DB.FoldVectors]), and gives
+// the freed pages back to the file system. The file is synced first (a
+// file written by [search.WriteVectorFileFrom] already is): once the fold
+// commits, its rows are the only copy. Nothing is folded when the content
+// moved on since the file was written, for vectors read into memory (no
+// file), or for a remote provider.
+func (e *Engine) foldVectors(ctx context.Context, db *store.DB, vecs *search.Vectors) error {
+	if vecs == nil || vecs.FileID == 0 || vecs.IndexID == "" || !e.foldsVectors() {
+		return nil
+	}
+	if base := store.ParseVectorBase(mustMeta(ctx, db, store.MetaVectorBase)); base == (store.VectorBase{FileID: vecs.FileID, Content: vecs.Generation}) {
+		return nil // this file's state is folded already (a run that changed nothing)
+	}
+	if err := syncFile(e.vecPath()); err != nil {
+		return err
+	}
+	// The file at the path must still be this one: a query process may
+	// have written another since (see [search.WriteVectorFileFrom]).
+	m := e.emb.Model()
+	cur, err := search.ReadVectorFile(e.vecPath(), vecFileKey(m.String(), store.Version{IndexID: vecs.IndexID}), m.Dims, vecs.Generation)
+	if err != nil || cur.FileID != vecs.FileID {
+		return fmt.Errorf("the vector file was replaced before the fold (%v); not folding", err)
+	}
+	if err := fault("fold"); err != nil {
+		return err
+	}
+	start := time.Now()
+	n, ok, err := db.FoldVectors(ctx, store.Version{IndexID: vecs.IndexID, Content: vecs.Generation}, vecs.FileID)
+	if err != nil || !ok || n == 0 {
+		return err
+	}
+	folded := time.Since(start)
+	if err := fault("vacuum"); err != nil {
+		return err
+	}
+	start = time.Now()
+	err = db.ReleaseFreePages(ctx)
+	e.log.Debug("folded vectors", "vectors", n, "fold", folded, "vacuum", time.Since(start))
+	return err
+}
+
+// repairVectors makes this run chunk and embed again the files of every
+// chunk whose vector was folded into a vector file that is now missing,
+// damaged, of another index or without its row ([store.DB.ForgetFiles]),
+// so the vector file written at the end of the run holds every vector
+// again. A vector file stamped with the committed content is complete by
+// construction and costs no check.
+func (e *Engine) repairVectors(ctx context.Context, db *store.DB) error {
+	kv, err := db.MetaKeys(ctx, store.MetaVectorBase, store.MetaIndexID, store.MetaContentVersion)
+	if err != nil || kv[store.MetaVectorBase] == "" {
+		return err
+	}
+	ver := headOf(kv).ver
+	m := e.emb.Model()
+	if _, err := search.ReadVectorFile(e.vecPath(), vecFileKey(m.String(), ver), m.Dims, ver.Content); err == nil {
+		return nil
+	}
+	base, berr := e.vecBase()(ver)
+	has := func(id int64) bool {
+		if berr != nil {
+			return false
+		}
+		_, _, ok := base.Row(id)
+		return ok
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	err = db.MissingVectorFiles(ctx, has, func(fileID int64, _ string) error {
+		if !seen[fileID] {
+			seen[fileID] = true
+			ids = append(ids, fileID)
+		}
+		return nil
+	})
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	e.log.Warn("the vector file lost vectors; indexing their files again", "files", len(ids), "cause", berr)
+	return db.ForgetFiles(ctx, ids)
+}
+
+// maxFoldedKeys caps the folded keys an index run holds in one map, as
+// index.maxKnownKeys does for stored ones (about 100 bytes a key).
+const maxFoldedKeys = 1 << 18
+
+// foldedLookup returns the [index.Options.Folded] of a whole run (all
+// false: nil, as for a run of some paths, which embeds such texts again
+// rather than scan every chunk's key): the vectors of folded keys, read
+// from the vector file by the row of a live chunk that names the key.
+// Nil when nothing is folded, when more keys are folded than
+// maxFoldedKeys, or when the vector file cannot be read (the run then
+// embeds those texts again).
+func (e *Engine) foldedLookup(ctx context.Context, db *store.DB, all bool) func([][]byte) map[string][]byte {
+	if !all || !e.foldsVectors() {
+		return nil
+	}
+	kv, err := db.MetaKeys(ctx, store.MetaVectorBase, store.MetaIndexID, store.MetaContentVersion)
+	if err != nil || kv[store.MetaVectorBase] == "" {
+		return nil
+	}
+	// Read on first use: a run with nothing to embed (no file changed)
+	// pays nothing.
+	var (
+		once sync.Once
+		keys map[string]int64
+		base *search.Vectors
+	)
+	load := func() {
+		k, err := db.FoldedKeys(ctx, maxFoldedKeys)
+		if err != nil || len(k) == 0 {
+			return
+		}
+		if b, err := e.vecBase()(headOf(kv).ver); err == nil {
+			keys, base = k, b
+		}
+	}
+	return func(ks [][]byte) map[string][]byte {
+		once.Do(load)
+		if base == nil {
+			return nil
+		}
+		var out map[string][]byte
+		for _, k := range ks {
+			id, ok := keys[string(k)]
+			if !ok {
+				continue
+			}
+			if q, scale, ok := base.Row(id); ok {
+				if out == nil {
+					out = map[string][]byte{}
+				}
+				out[string(k)] = embed.EncodeInt8(q, scale)
+			}
+		}
+		return out
+	}
+}
+
+// syncFile flushes the file at path to stable storage.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // updateNull returns the index's off-topic level for the confidence grade

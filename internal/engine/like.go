@@ -13,6 +13,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/chunk"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/search"
 )
 
 // Pattern search finds code shaped like a snippet: the same syntax with
@@ -219,6 +220,9 @@ func (e *Engine) Like(ctx context.Context, req LikeRequest) (*LikeResponse, erro
 	var denseSim map[int64]float64
 	if useDense {
 		vecs, err := e.viewVectors(ctx, v)
+		if errors.Is(err, search.ErrVectorsMissing) {
+			return nil, WithFix(err, "run `ctx index` to embed the chunks whose vectors were lost")
+		}
 		if err != nil {
 			return nil, err
 		}

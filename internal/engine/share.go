@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/embed"
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/version"
 	"github.com/ctx-dev/ctx/internal/wvstore"
@@ -115,7 +117,49 @@ func (e *Engine) snapshot(ctx context.Context, db *store.DB) (string, error) {
 	if err := db.SnapshotTo(ctx, snap); err != nil {
 		return snap, err
 	}
+	if err := e.unfold(ctx, db, snap); err != nil {
+		return snap, err
+	}
 	return snap, store.Scrub(ctx, snap, e.root, machineKeys)
+}
+
+// unfold writes the vectors the index folded into the vector file back
+// into the snapshot at snap ([store.Unfold]), so the archive holds every
+// vector and installs a working index without this machine's vector
+// file. Errors: [search.ErrVectorsMissing] (wrapped) when the vector
+// file lacks one (`ctx index` repairs it first), store failures.
+func (e *Engine) unfold(ctx context.Context, db *store.DB, snap string) error {
+	if e.emb == nil {
+		return nil
+	}
+	if err := e.storedDims(ctx, db); err != nil {
+		return err
+	}
+	open := e.vecBase()
+	var base *search.Vectors
+	var berr error
+	opened := false
+	_, err := store.Unfold(ctx, snap, func(ver store.Version, id int64) ([]byte, bool) {
+		if !opened {
+			opened = true
+			base, berr = open(ver)
+		}
+		if berr != nil {
+			return nil, false
+		}
+		q, scale, ok := base.Row(id)
+		if !ok {
+			return nil, false
+		}
+		return embed.EncodeInt8(q, scale), true
+	})
+	if errors.Is(err, store.ErrMissingVector) {
+		if berr != nil {
+			err = berr
+		}
+		return WithFix(fmt.Errorf("exporting the index: %w (%v)", search.ErrVectorsMissing, err), "run `ctx index` to embed the chunks whose vectors were lost, then export again")
+	}
+	return err
 }
 
 // memberOf returns the size and SHA-256 of the file at p.
@@ -242,8 +286,9 @@ type IndexImportReport struct {
 	Weaviate *wvstore.SyncStats
 }
 
-// importFault, when set (tests), is called at the import's stages; an
-// error it returns fails the import there, as a crash would stop it.
+// importFault, when set (tests), is called at the import's stages and
+// at an index run's fold ("fold" before it commits, "vacuum" after); an
+// error it returns fails the step there, as a crash would stop it.
 var importFault func(stage string) error
 
 func fault(stage string) error {

@@ -56,6 +56,12 @@ type Status struct {
 	Incomplete bool `json:"incomplete"`
 	// Indexing is set while an index run of the root is in progress.
 	Indexing bool `json:"indexing"`
+	// VectorsLost says why the dense channel cannot answer: the index
+	// folded its vectors into the vector file (see
+	// [store.DB.FoldVectors]) and that file is missing, damaged or of
+	// another index. `ctx index` embeds the chunks again. Empty when the
+	// vectors are whole.
+	VectorsLost string `json:"vectors_lost,omitempty"`
 	// Semantic says whether the dense channel is on: "hybrid: <model
 	// identity>" (by default the built-in model), or "lexical-only" when
 	// CTX_EMBED_PROVIDER is none.
@@ -216,9 +222,29 @@ func (e *Engine) StatusWith(ctx context.Context, opts StatusOptions) (*Status, e
 	if fi, err := os.Stat(e.dbPath + ".vec"); err == nil {
 		st.IndexBytes += fi.Size()
 	}
+	st.VectorsLost = e.vectorsLost(ctx, db)
 	st.Watch = e.WatchState()
 	st.QueryCache = e.QueryCache()
 	return st, nil
+}
+
+// vectorsLost returns why the vectors db folded cannot be read back
+// (the vector file at the root's path is not one of this index's), ""
+// when none was folded or the file is there. It reads the file's header
+// only: a file that parses and is of this index holds every row it was
+// written with.
+func (e *Engine) vectorsLost(ctx context.Context, db *store.DB) string {
+	if e.emb == nil {
+		return ""
+	}
+	kv, err := db.MetaKeys(ctx, store.MetaVectorBase, store.MetaIndexID, store.MetaContentVersion)
+	if err != nil || kv[store.MetaVectorBase] == "" {
+		return ""
+	}
+	if _, err := e.vecBase()(headOf(kv).ver); err != nil {
+		return fmt.Sprintf("the vector file %s holding the index's vectors is unusable: %v", e.vecPath(), err)
+	}
+	return ""
 }
 
 // redactedStatus fills r from the index's record of masked secrets.

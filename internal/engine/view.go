@@ -322,7 +322,7 @@ func (e *Engine) viewVectors(ctx context.Context, v *view) (*search.Vectors, err
 		return v.prev, nil
 	}
 	if v.prev != nil {
-		vecs, _, err := v.prev.Advance(ctx, v.db)
+		vecs, _, err := v.prev.Advance(ctx, v.db, e.vecBase())
 		if err == nil {
 			v.vecs, v.prev = vecs, nil
 			return vecs, nil
@@ -349,8 +349,11 @@ func (e *Engine) vecPath() string { return e.dbPath + ".vec" }
 // later than ver if a run committed since; the vectors and the stamp are
 // read in one transaction, so the file never claims a state it does not
 // hold), which is then mapped: neither step holds every vector in memory.
-// A bad or stale file is replaced, never trusted; when no file can be
-// written the vectors are read into memory.
+// The vectors an index run folded come from the file being replaced
+// ([search.WriteVectorFileFrom]). A bad or stale file is replaced, never
+// trusted; when no file can be written the vectors are read into memory.
+// Errors: [search.ErrVectorsMissing] (wrapped) when folded vectors are in
+// no vector file (it was deleted or damaged: `ctx index` repairs it).
 func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Version) (*search.Vectors, error) {
 	m := e.emb.Model()
 	path := e.vecPath()
@@ -361,7 +364,12 @@ func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Versio
 		e.log.Warn("ignoring the vector file", "err", err)
 	}
 	key := func(ver store.Version) string { return vecFileKey(m.String(), ver) }
-	got, werr := search.WriteVectorFileFrom(ctx, db, path, m.Dims, key)
+	got, werr := search.WriteVectorFileFrom(ctx, db, path, m.Dims, key, e.vecBase())
+	if errors.Is(werr, search.ErrVectorsMissing) {
+		// An index run may have renamed a newer file over the one the
+		// read began with, and folded: read the new state once more.
+		got, werr = search.WriteVectorFileFrom(ctx, db, path, m.Dims, key, e.vecBase())
+	}
 	if werr == nil {
 		v, err := search.ReadVectorFile(path, key(got), m.Dims, got.Content)
 		if err == nil {
@@ -371,17 +379,25 @@ func (e *Engine) loadVectors(ctx context.Context, db *store.DB, ver store.Versio
 		// Another process replaced the file with a later state since.
 		werr = err
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(werr, search.ErrVectorsMissing) {
 		return nil, werr
 	}
 	// Without a file (a read-only cache directory, a full disk), read
 	// them into memory.
-	v, _, err := search.LoadVectors(ctx, db, m.Dims)
+	v, _, err := search.LoadVectors(ctx, db, m.Dims, e.vecBase())
 	if err != nil {
 		return nil, err
 	}
 	e.log.Warn("caching vectors", "err", werr)
 	return v, nil
+}
+
+// vecBase is where the vectors an index run folded are read from: the
+// root's vector file, whatever content version it holds, when it is of
+// the same index and model.
+func (e *Engine) vecBase() search.Base {
+	m := e.emb.Model()
+	return search.FileBase(e.vecPath(), m.Dims, func(ver store.Version) string { return vecFileKey(m.String(), ver) })
 }
 
 // vecFileKey is the model string a vector file is stamped with: the

@@ -65,6 +65,13 @@ type Options struct {
 	// file changed: the previous run was interrupted after writing files,
 	// or the database is new.
 	Resume bool
+	// Folded, when set, returns the stored blobs (embed.EncodeVector's
+	// form) of those keys whose vectors the store folded into the vector
+	// file (store.DB.FoldVectors) and a live chunk still names: a new
+	// chunk of such a key gets that vector (stored again, with its file)
+	// instead of being embedded again. Keys it does not return are
+	// embedded. It is called from several goroutines.
+	Folded func(keys [][]byte) map[string][]byte
 }
 
 // Stats reports what one run did.
@@ -363,7 +370,7 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	for range workers {
 		pg.Go(func() error {
 			for f := range jobs {
-				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, known,
+				r, err := processFile(pctx, f, stored, chunker, opts.Embedder, batchSize, known, opts.Folded,
 					opts.Discover != nil && opts.Discover.IncludeSecrets)
 				if err != nil {
 					return err
@@ -500,7 +507,7 @@ func Prepare(ctx context.Context, f discover.File, stored map[string]store.FileS
 // processFile reads, sniffs and chunks one file. Per-file problems become a
 // skip; only embedder failures and cancellation are errors.
 func processFile(ctx context.Context, f discover.File, stored map[string]store.FileState, chunker *chunk.Chunker,
-	emb embed.Provider, batchSize int, known knownKeys, keepSecrets bool) (fileResult, error) {
+	emb embed.Provider, batchSize int, known knownKeys, folded func([][]byte) map[string][]byte, keepSecrets bool) (fileResult, error) {
 	p, skip, unchanged, err := Prepare(ctx, f, stored, chunker, keepSecrets)
 	switch {
 	case err != nil:
@@ -510,7 +517,7 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 	case unchanged:
 		return fileResult{update: &store.Update{File: store.File{Path: f.Path}}, touch: true}, nil
 	}
-	u, n, err := Build(ctx, p, emb, batchSize, known)
+	u, n, err := build(ctx, p, emb, batchSize, known, folded)
 	if err != nil {
 		return fileResult{}, err
 	}
@@ -524,6 +531,12 @@ func processFile(ctx context.Context, f discover.File, stored map[string]store.F
 // is). It returns the number of texts embedded. Errors: the embedding
 // provider's.
 func Build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, known func(keys [][]byte) (map[string]bool, error)) (*store.Update, int, error) {
+	return build(ctx, p, emb, batchSize, known, nil)
+}
+
+// build is [Build], taking the vectors of folded keys from folded (see
+// [Options.Folded]; nil: none).
+func build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, known knownKeys, folded func([][]byte) map[string][]byte) (*store.Update, int, error) {
 	f, src, cf, sum, masked := p.File, p.Src, p.Chunked, p.Hash, p.Secrets
 	if known == nil {
 		known = func([][]byte) (map[string]bool, error) { return nil, nil }
@@ -562,7 +575,7 @@ func Build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, k
 	n := 0
 	if emb != nil && len(chunks) > 0 {
 		var err error
-		n, err = embedChunks(ctx, emb, batchSize, known, f.Path, src, chunks, u)
+		n, err = embedChunks(ctx, emb, batchSize, known, folded, f.Path, src, chunks, u)
 		if err != nil {
 			return nil, 0, fmt.Errorf("embedding %s: %w", f.Path, err)
 		}
@@ -575,10 +588,11 @@ func Build(ctx context.Context, p Prepared, emb embed.Provider, batchSize int, k
 type knownKeys func(keys [][]byte) (map[string]bool, error)
 
 // embedChunks sets each chunk's EmbedKey and puts the vectors of keys
-// known says the store lacks into u.Vectors. It returns the number of
-// texts embedded.
-func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known knownKeys, path string, src []byte,
-	chunks []chunk.Chunk, u *store.Update) (int, error) {
+// known says the store lacks into u.Vectors: from folded when it has
+// them (nil: none), else embedded. It returns the number of texts
+// embedded.
+func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known knownKeys, folded func([][]byte) map[string][]byte,
+	path string, src []byte, chunks []chunk.Chunk, u *store.Update) (int, error) {
 	m := emb.Model()
 	keys := make([][]byte, len(chunks))
 	texts := make([]string, len(chunks))
@@ -603,6 +617,25 @@ func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known k
 		missTexts = append(missTexts, texts[i])
 		missKeys = append(missKeys, string(k))
 	}
+	if len(missTexts) > 0 && folded != nil {
+		ks := make([][]byte, len(missKeys))
+		for i, k := range missKeys {
+			ks[i] = []byte(k)
+		}
+		if got := folded(ks); len(got) > 0 {
+			u.Vectors = make(map[string][]byte, len(missKeys))
+			var texts []string
+			var keys []string
+			for i, k := range missKeys {
+				if blob, ok := got[k]; ok {
+					u.Vectors[k] = blob
+					continue
+				}
+				texts, keys = append(texts, missTexts[i]), append(keys, k)
+			}
+			missTexts, missKeys = texts, keys
+		}
+	}
 	if len(missTexts) == 0 {
 		return 0, nil
 	}
@@ -610,7 +643,9 @@ func embedChunks(ctx context.Context, emb embed.Provider, batchSize int, known k
 	if err != nil {
 		return 0, err
 	}
-	u.Vectors = make(map[string][]byte, len(vecs))
+	if u.Vectors == nil {
+		u.Vectors = make(map[string][]byte, len(vecs))
+	}
 	for i, v := range vecs {
 		u.Vectors[missKeys[i]] = embed.EncodeVector(v)
 	}

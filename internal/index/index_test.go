@@ -587,7 +587,7 @@ func TestRunEmbeddings(t *testing.T) {
 	}
 	// Every chunk has a vector of the model's dimensions.
 	vecs := map[int64][]float32{}
-	_, err = db.Vectors(t.Context(), func(int) error { return nil }, func(id int64, blob []byte) error {
+	_, err = db.Vectors(t.Context(), func(store.Version, int) error { return nil }, func(id int64, blob []byte) error {
 		v, err := embed.DecodeVector(blob)
 		if err != nil {
 			return err

@@ -772,6 +772,9 @@ func (s *Server) health(root string, st *engine.Status, job *IndexingStatus) []H
 	if st.Chunks == 0 && !st.Incomplete {
 		out = append(out, Health{Problem: "the index holds no code: nothing was indexable (see skips)", Fix: "check the repository path, .gitignore and CTX_EXCLUDE"})
 	}
+	if st.VectorsLost != "" {
+		out = append(out, Health{Problem: st.VectorsLost + "; semantic search is off", Fix: reindex})
+	}
 	if st.Identity.Model != "none" && st.Vectors == 0 && st.Chunks > 0 {
 		out = append(out, Health{Problem: "no embeddings stored: only lexical search works", Fix: fmt.Sprintf("ctx index --rebuild --repo %s", root)})
 	}

@@ -99,7 +99,7 @@ func TestSearchCanceledWhileEmbedding(t *testing.T) {
 func denseIndex(t *testing.T, emb embed.Provider) (*store.DB, *Vectors) {
 	t.Helper()
 	db := buildIndex(t, extract(t, "repo.txtar"), emb)
-	vecs, _, err := LoadVectors(t.Context(), db, emb.Model().Dims)
+	vecs, _, err := LoadVectors(t.Context(), db, emb.Model().Dims, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

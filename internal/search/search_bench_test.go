@@ -77,7 +77,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vecs, _, err := LoadVectors(b.Context(), db, dims)
+	vecs, _, err := LoadVectors(b.Context(), db, dims, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -279,7 +279,7 @@ func TestSearchDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vecs, ver, err := LoadVectors(t.Context(), db, dims)
+	vecs, ver, err := LoadVectors(t.Context(), db, dims, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestLoadVectorsDimensionMismatch(t *testing.T) {
 	t.Parallel()
 	root := extract(t, "repo.txtar")
 	db := buildIndex(t, root, embedtest.New(16))
-	_, _, err := LoadVectors(t.Context(), db, 32)
+	_, _, err := LoadVectors(t.Context(), db, 32, nil)
 	if !errors.Is(err, embed.ErrDimension) {
 		t.Errorf("LoadVectors with other dimensions: %v, want embed.ErrDimension", err)
 	}
@@ -409,7 +409,7 @@ func TestSearchDenseQueryDropsCommonWords(t *testing.T) {
 	if c.Chunks < pruneMinChunks {
 		t.Fatalf("%d chunks, want at least %d for the rule to apply", c.Chunks, pruneMinChunks)
 	}
-	vecs, _, err := LoadVectors(t.Context(), db, dims)
+	vecs, _, err := LoadVectors(t.Context(), db, dims, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"unsafe"
 
 	"github.com/ctx-dev/ctx/internal/mmap"
@@ -20,11 +22,12 @@ import (
 // The vector file is a derived cache of an index's embeddings (DESIGN:
 // storage invariant 1), so a query process maps one flat file instead of
 // decoding every vector from SQLite, and touches only the parts a search
-// reads: all sign bits, and the int8 rows it rescores. Layout, version 3,
+// reads: all sign bits, and the int8 rows it rescores. Layout, version 4,
 // little-endian, every section starting at a multiple of 8 bytes:
 //
-//	magic "CTXVEC3\n"                        8 bytes
-//	generation, dims, count, model length    4 × int64
+//	magic "CTXVEC4\n"                        8 bytes
+//	generation, dims, count, model length,   5 × int64
+//	file id
 //	rows                                     count × dims × int8, zero-padded to 8
 //	ids                                      count × int64
 //	scales                                   count × float32, zero-padded to 8
@@ -40,11 +43,24 @@ import (
 // end). 256 dimensions take 300 bytes a chunk: 32 MB for the 106,587
 // chunks of GOROOT/src. A file of another version, generation, dimension
 // count or model identity is ignored and rewritten.
+//
+// The file id is a random nonzero number drawn for each file written: the
+// store records the id of the file whose rows it folded (deleted from
+// SQLite, see [store.DB.FoldVectors]), so that file can be told from
+// another one later written at the same path. Version 3 had no file id.
+//
+// The vector file is not only a cache: once an index run has folded its
+// vectors, the rows of the chunks it held live only here, and a file
+// written later takes them from the file it replaces ([WriteVectorFileFrom]).
+// Chunk ids are never reused within an index and a chunk's vector never
+// changes, so a file of the same index (model identity) holds the right
+// row for every chunk id it lists, whatever its generation.
 const (
-	vecMagic   = "CTXVEC3\n"
-	vecHeader  = 8 + 4*8
+	vecMagic   = "CTXVEC4\n"
+	vecHeader  = 8 + 5*8
 	vecMagicV1 = "CTXVEC1\n" // float32 rows; read as stale
 	vecMagicV2 = "CTXVEC2\n" // rows last; read as stale
+	vecMagicV3 = "CTXVEC3\n" // no file id; read as stale
 	// maxVecDims and maxVecCount bound a header's claims so that size
 	// arithmetic cannot overflow.
 	maxVecDims, maxVecCount = 1 << 20, 1 << 36
@@ -71,23 +87,39 @@ func WriteVectorFile(path, model string, v *Vectors) error {
 
 // WriteVectorFileFrom writes db's committed vectors to path as
 // [WriteVectorFile] does, streaming them from one read transaction: its
-// memory does not grow with the index. The file is stamped with the
-// content version read and model(version) (the identity may name the
+// memory does not grow with the index. The rows of vectors the store has
+// folded ([store.DB.FoldVectors]) come from base (nil: none may be
+// folded), opened only if one is. The file is stamped with the content
+// version read and model(version) (the identity may name the
 // database, which is read in the same transaction); that version is
 // returned. Errors: the store's, [embed.ErrDimension] (wrapped) for a
-// vector that is not dims long, and the file system's.
-func WriteVectorFileFrom(ctx context.Context, db *store.DB, path string, dims int, model func(store.Version) string) (store.Version, error) {
+// vector that is not dims long, [ErrVectorsMissing] (wrapped) for a
+// folded vector base does not hold, and the file system's; no file is
+// written then.
+func WriteVectorFileFrom(ctx context.Context, db *store.DB, path string, dims int, model func(store.Version) string, base Base) (store.Version, error) {
 	var w *vecFileWriter
 	defer func() {
 		if w != nil {
 			w.abort()
 		}
 	}()
-	ver, err := db.Vectors(ctx, func(n int) error {
+	folded := &foldedRows{open: base, dims: dims}
+	ver, err := db.Vectors(ctx, func(ver store.Version, n int) error {
 		var err error
+		folded.ver = ver
 		w, err = newVecFileWriter(path, dims, n)
 		return err
-	}, func(id int64, blob []byte) error { return w.addBlob(id, blob) })
+	}, func(id int64, blob []byte) error {
+		if blob == nil {
+			q, scale, err := folded.row(id)
+			if err != nil {
+				return err
+			}
+			w.addInt8(id, q, scale)
+			return w.err
+		}
+		return w.addBlob(id, blob)
+	})
 	if err != nil {
 		return store.Version{}, err
 	}
@@ -98,6 +130,59 @@ func WriteVectorFileFrom(ctx context.Context, db *store.DB, path string, dims in
 	err = w.finish(ver.Content, model(ver))
 	w = nil
 	return ver, err
+}
+
+// ErrVectorsMissing is returned when the store has folded a chunk's
+// vector ([store.DB.FoldVectors]) and the vector file that should hold
+// its row is missing, damaged, of another index, or lacks it: the dense
+// channel cannot answer until `ctx index` embeds those chunks again.
+var ErrVectorsMissing = errors.New("vectors of the index are missing: the vector file is missing or damaged")
+
+// Base returns the vector file whose rows stand in for the vectors the
+// store folded, for the committed state ver: one of the same index (its
+// model identity names the index), whatever its generation. Errors name
+// why there is none; callers wrap them in [ErrVectorsMissing].
+type Base func(ver store.Version) (*Vectors, error)
+
+// FileBase is the [Base] of the vector file at path, stamped with
+// model(ver) and of dims dimensions. The file is mapped again on each
+// call: an index run may have renamed a newer file over it.
+func FileBase(path string, dims int, model func(store.Version) string) Base {
+	return func(ver store.Version) (*Vectors, error) {
+		return readVectorFile(path, model(ver), dims, -1)
+	}
+}
+
+// foldedRows looks up folded vectors in a base file opened on first use.
+type foldedRows struct {
+	open   Base
+	ver    store.Version
+	dims   int
+	opened bool
+	base   *Vectors
+	err    error
+}
+
+// row returns chunk id's int8 row and scale from the base file. Errors
+// wrap [ErrVectorsMissing].
+func (f *foldedRows) row(id int64) ([]int8, float32, error) {
+	if !f.opened {
+		f.opened = true
+		switch {
+		case f.open == nil:
+			f.err = errors.New("no vector file was given")
+		default:
+			f.base, f.err = f.open(f.ver)
+		}
+	}
+	if f.err != nil {
+		return nil, 0, fmt.Errorf("%w (chunk %d: %v)", ErrVectorsMissing, id, f.err)
+	}
+	q, scale, ok := f.base.Row(id)
+	if !ok {
+		return nil, 0, fmt.Errorf("%w (chunk %d is not in the vector file)", ErrVectorsMissing, id)
+	}
+	return q, scale, nil
 }
 
 // vecFileWriter writes a vector file in one pass over its rows: the rows
@@ -169,8 +254,10 @@ func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
 	w.err = cmp.Or(w.err, w.main.err, w.sideW[0].err, w.sideW[1].err, w.sideW[2].err)
 }
 
-// finish writes the sections after the rows and the header, and renames
-// the file over path. The writer is spent either way.
+// finish writes the sections after the rows and the header (with a new
+// random file id), syncs the file, renames it over path and syncs the
+// directory, so a file the store folds vectors into is durable before
+// the fold commits. The writer is spent either way.
 func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 	defer func() {
 		if err != nil {
@@ -210,17 +297,57 @@ func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 		return err
 	}
 	head := []byte(vecMagic)
-	for _, x := range []int64{generation, int64(w.dims), int64(w.rows), int64(len(model))} {
+	for _, x := range []int64{generation, int64(w.dims), int64(w.rows), int64(len(model)), newFileID()} {
 		head = binary.LittleEndian.AppendUint64(head, uint64(x))
 	}
 	if _, err := m.f.WriteAt(head, 0); err != nil {
+		return err
+	}
+	if err := m.f.Sync(); err != nil {
 		return err
 	}
 	if err := m.f.Close(); err != nil {
 		return err
 	}
 	w.closeSides()
-	return os.Rename(m.f.Name(), w.path)
+	// Never replace a later state of the same index with an earlier one:
+	// a query process that began reading before an index run committed
+	// may finish after the run wrote its file and folded the vectors
+	// the older file would lack. (A narrow race remains between this
+	// check and the rename.)
+	if cur, err := readVectorFile(w.path, model, w.dims, -1); err == nil && cur.Generation > generation {
+		os.Remove(m.f.Name())
+		return fmt.Errorf("%w: %s holds a later state (%d) than this one (%d)", ErrStaleVectorFile, w.path, cur.Generation, generation)
+	}
+	if err := os.Rename(m.f.Name(), w.path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(w.path))
+}
+
+// newFileID returns a random positive file id.
+func newFileID() int64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return int64(binary.LittleEndian.Uint64(b[:])>>1) | 1
+}
+
+// syncDir makes a rename in dir durable. A directory that cannot be
+// synced (EINVAL on some file systems, unsupported on windows) is not an
+// error: the rename is then as durable as the system makes it.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	return nil
 }
 
 // abort removes the writer's files.
@@ -297,6 +424,11 @@ func (w *fileWriter) flush() error {
 // (wrapped) when there is none; a format error naming the path when it is
 // truncated or corrupt.
 func ReadVectorFile(path, model string, dims int, generation int64) (*Vectors, error) {
+	return readVectorFile(path, model, dims, generation)
+}
+
+// readVectorFile is [ReadVectorFile]; generation < 0 accepts any.
+func readVectorFile(path, model string, dims int, generation int64) (*Vectors, error) {
 	b, unmap, err := mmap.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading vector file: %w", err)
@@ -315,7 +447,7 @@ func ReadVectorFile(path, model string, dims int, generation int64) (*Vectors, e
 // parseVectorFile returns the Vectors that b holds, viewing b where it can.
 func parseVectorFile(b []byte, path, model string, dims int, generation int64) (*Vectors, error) {
 	bad := func(what string) error { return fmt.Errorf("reading vector file %s: %s", path, what) }
-	for _, old := range []string{vecMagicV1, vecMagicV2} {
+	for _, old := range []string{vecMagicV1, vecMagicV2, vecMagicV3} {
 		if len(b) >= len(old) && string(b[:len(old)]) == old {
 			return nil, ErrStaleVectorFile
 		}
@@ -329,8 +461,8 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		off += 8
 		return x
 	}
-	gen, d, n, ml := word(), word(), word(), word()
-	if gen != generation || d != int64(dims) {
+	gen, d, n, ml, fid := word(), word(), word(), word(), word()
+	if generation >= 0 && gen != generation || d != int64(dims) {
 		return nil, ErrStaleVectorFile
 	}
 	if ml < 0 || ml > int64(len(b)) || n < 0 || n > maxVecCount || d <= 0 || d > maxVecDims {
@@ -346,7 +478,7 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		off += int(align8(bytes))
 		return s
 	}
-	v := &Vectors{Generation: gen, dims: dims, words: int(words)}
+	v := &Vectors{Generation: gen, FileID: fid, dims: dims, words: int(words)}
 	if rows := take(n * d); len(rows) > 0 {
 		v.rows = unsafe.Slice((*int8)(unsafe.Pointer(&rows[0])), len(rows))
 	}

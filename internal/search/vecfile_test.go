@@ -223,7 +223,7 @@ func TestWriteVectorFileFrom(t *testing.T) {
 	t.Parallel()
 	const dims = 64
 	db := buildIndex(t, extract(t, "repo.txtar"), embedtest.New(dims))
-	want, ver, err := LoadVectors(t.Context(), db, dims)
+	want, ver, err := LoadVectors(t.Context(), db, dims, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestWriteVectorFileFrom(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "index.db.vec")
-	got, err := WriteVectorFileFrom(t.Context(), db, path, dims, func(v store.Version) string { return "fake#" + v.IndexID })
+	got, err := WriteVectorFileFrom(t.Context(), db, path, dims, func(v store.Version) string { return "fake#" + v.IndexID }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestWriteVectorFileFrom(t *testing.T) {
 
 	// A vector of another length fails the write and leaves nothing.
 	path2 := filepath.Join(t.TempDir(), "other.vec")
-	if _, err := WriteVectorFileFrom(t.Context(), db, path2, dims+1, func(store.Version) string { return "m" }); !errors.Is(err, embed.ErrDimension) {
+	if _, err := WriteVectorFileFrom(t.Context(), db, path2, dims+1, func(store.Version) string { return "m" }, nil); !errors.Is(err, embed.ErrDimension) {
 		t.Errorf("wrong dimensions: %v, want embed.ErrDimension", err)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path2)); len(entries) != 0 {
@@ -278,5 +278,102 @@ func TestVectorFileVersion2IsStale(t *testing.T) {
 	}
 	if _, err := ReadVectorFile(path, "m", 3, 7); !errors.Is(err, ErrStaleVectorFile) {
 		t.Errorf("version 2 file: %v, want ErrStaleVectorFile", err)
+	}
+}
+
+// TestVectorsFromFoldedBase: after the store folds its vectors into a
+// vector file, a new file, an in-memory load and an advance all take the
+// folded rows from that file (the new file holding exactly what the first
+// did), and each fails with ErrVectorsMissing when the file is gone.
+func TestVectorsFromFoldedBase(t *testing.T) {
+	t.Parallel()
+	const dims = 64
+	db := buildIndex(t, extract(t, "repo.txtar"), embedtest.New(dims))
+	model := func(v store.Version) string { return "fake#" + v.IndexID }
+	path := filepath.Join(t.TempDir(), "index.db.vec")
+	ver, err := WriteVectorFileFrom(t.Context(), db, path, dims, model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ReadVectorFile(path, model(ver), dims, ver.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.FileID == 0 {
+		t.Fatal("the vector file has no file id")
+	}
+	n, ok, err := db.FoldVectors(t.Context(), store.Version{IndexID: ver.IndexID, Content: ver.Content + 1}, first.FileID)
+	if err != nil || ok || n != 0 {
+		t.Fatalf("FoldVectors at another version = %d, %v, %v; want nothing folded", n, ok, err)
+	}
+	n, ok, err = db.FoldVectors(t.Context(), ver, first.FileID)
+	if err != nil || !ok || n == 0 {
+		t.Fatalf("FoldVectors = %d, %v, %v; want vectors folded", n, ok, err)
+	}
+	base := FileBase(path, dims, model)
+
+	path2 := filepath.Join(t.TempDir(), "again.vec")
+	if _, err := WriteVectorFileFrom(t.Context(), db, path2, dims, model, base); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadVectorFile(path2, model(ver), dims, ver.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameVectors(t, first, again)
+	mem, _, err := LoadVectors(t.Context(), db, dims, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameVectors(t, first, mem)
+
+	// An advance from an empty copy reads every chunk as new: all folded.
+	empty := newVectors(0, dims, 0)
+	empty.IndexID = ver.IndexID
+	adv, _, err := empty.Advance(t.Context(), db, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adv.Len() != first.Len() {
+		t.Errorf("advance read %d rows, want %d", adv.Len(), first.Len())
+	}
+
+	gone := FileBase(filepath.Join(t.TempDir(), "none.vec"), dims, model)
+	if _, err := WriteVectorFileFrom(t.Context(), db, filepath.Join(t.TempDir(), "x.vec"), dims, model, gone); !errors.Is(err, ErrVectorsMissing) {
+		t.Errorf("write without the base: %v, want ErrVectorsMissing", err)
+	}
+	if _, _, err := LoadVectors(t.Context(), db, dims, gone); !errors.Is(err, ErrVectorsMissing) {
+		t.Errorf("load without the base: %v, want ErrVectorsMissing", err)
+	}
+	if _, _, err := empty.Advance(t.Context(), db, gone); !errors.Is(err, ErrVectorsMissing) {
+		t.Errorf("advance without the base: %v, want ErrVectorsMissing", err)
+	}
+}
+
+// TestVectorFileKeepsLaterState: a writer never renames its file over a
+// file of the same index stamped with a later content version (that
+// file's rows may be the only copy of vectors folded since).
+func TestVectorFileKeepsLaterState(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "index.db.vec")
+	later := newVectors(5, 3, 1)
+	later.add(1, []float32{1, 0, 0})
+	if err := WriteVectorFile(path, "m#x", later); err != nil {
+		t.Fatal(err)
+	}
+	earlier := newVectors(3, 3, 1)
+	earlier.add(1, []float32{0, 1, 0})
+	if err := WriteVectorFile(path, "m#x", earlier); !errors.Is(err, ErrStaleVectorFile) {
+		t.Errorf("writing an earlier state over a later one: %v, want ErrStaleVectorFile", err)
+	}
+	if _, err := ReadVectorFile(path, "m#x", 3, 5); err != nil {
+		t.Errorf("the later file was not kept: %v", err)
+	}
+	// Another index (model identity) is replaced whatever its version.
+	if err := WriteVectorFile(path, "m#y", earlier); err != nil {
+		t.Errorf("replacing another index's file: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("files left beside the vector file: %v", entries)
 	}
 }

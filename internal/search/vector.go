@@ -34,12 +34,15 @@ type Vectors struct {
 	// IndexID is the database the rows were read from
 	// (store.Version.IndexID), when known: [Vectors.Advance] needs it.
 	IndexID string
-	dims    int
-	words   int       // uint64 words of sign bits a row: ⌈dims/64⌉
-	ids     []int64   // row → chunk id
-	scales  []float32 // row → scale of its int8 elements
-	signs   []uint64  // row i's sign bits at [i*words, (i+1)*words)
-	rows    []int8    // len(ids)*dims int8 elements, row-major
+	// FileID is the random id of the vector file the rows were read from
+	// (see [WriteVectorFileFrom]); 0 for rows read into memory.
+	FileID int64
+	dims   int
+	words  int       // uint64 words of sign bits a row: ⌈dims/64⌉
+	ids    []int64   // row → chunk id
+	scales []float32 // row → scale of its int8 elements
+	signs  []uint64  // row i's sign bits at [i*words, (i+1)*words)
+	rows   []int8    // len(ids)*dims int8 elements, row-major
 	// weights holds, per dimension, the mean of the row elements > 0
 	// minus the mean of those ≤ 0 (each 0 when there are none): the gap
 	// between what a set and a clear sign bit stand for, which the sign
@@ -53,13 +56,26 @@ type Vectors struct {
 // vector file [WriteVectorFileFrom] writes instead), and returns the content version
 // they were read at (in the same transaction; also in v.Generation).
 // Vectors whose length is not dims are an error (the index mixes models
-// and needs a rebuild).
-func LoadVectors(ctx context.Context, db *store.DB, dims int) (*Vectors, store.Version, error) {
+// and needs a rebuild). Folded vectors come from base, as for
+// [WriteVectorFileFrom] ([ErrVectorsMissing] when it lacks one).
+func LoadVectors(ctx context.Context, db *store.DB, dims int, base Base) (*Vectors, store.Version, error) {
 	var v *Vectors
-	ver, err := db.Vectors(ctx, func(n int) error {
+	folded := &foldedRows{open: base, dims: dims}
+	ver, err := db.Vectors(ctx, func(ver store.Version, n int) error {
+		folded.ver = ver
 		v = newVectors(0, dims, n)
 		return nil
-	}, func(id int64, blob []byte) error { return v.addBlob(id, blob) })
+	}, func(id int64, blob []byte) error {
+		if blob == nil {
+			q, scale, err := folded.row(id)
+			if err != nil {
+				return err
+			}
+			v.addInt8(id, slices.Clone(q), scale)
+			return nil
+		}
+		return v.addBlob(id, blob)
+	})
 	if err != nil {
 		return nil, store.Version{}, fmt.Errorf("loading vectors: %w", err)
 	}
@@ -81,8 +97,10 @@ var ErrOtherIndex = errors.New("the vectors were read from another index")
 // read from this one: [ErrOtherIndex] when its IndexID is not the
 // database's (a rebuild was swapped in; load them all again). On the Go standard library (106k rows) it costs a
 // scan of the chunk ids and a copy of the rows, against a full
-// [LoadVectors] read. Errors as for LoadVectors.
-func (v *Vectors) Advance(ctx context.Context, db *store.DB) (*Vectors, store.Version, error) {
+// [LoadVectors] read. The vectors of added chunks that the store has
+// folded since come from base, as for LoadVectors. Errors as for
+// LoadVectors.
+func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vectors, store.Version, error) {
 	var top int64
 	for _, id := range v.ids {
 		top = max(top, id)
@@ -92,7 +110,17 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB) (*Vectors, store.Ve
 		blob []byte
 	}
 	var added []row
-	ver, live, err := db.VectorsAfter(ctx, top, func(id int64, blob []byte) error {
+	folded := &foldedRows{open: base, dims: v.dims}
+	ver, live, err := db.VectorsAfter(ctx, top, func(ver store.Version, id int64, blob []byte) error {
+		if blob == nil {
+			// Folded: kept as the int8 form's blob, like a stored one.
+			folded.ver = ver
+			q, scale, err := folded.row(id)
+			if err != nil {
+				return err
+			}
+			blob = embed.EncodeInt8(q, scale)
+		}
 		added = append(added, row{id, blob})
 		return nil
 	})
@@ -134,6 +162,17 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB) (*Vectors, store.Ve
 	}
 	out.computeWeights()
 	return out, ver, nil
+}
+
+// Row returns chunk id's int8 elements (a view, not a copy) and scale,
+// and ok false when v holds no row for it. It relies on v's ids being
+// ascending, as every writer and reader of vectors keeps them.
+func (v *Vectors) Row(id int64) (q []int8, scale float32, ok bool) {
+	i, ok := slices.BinarySearch(v.ids, id)
+	if !ok {
+		return nil, 0, false
+	}
+	return v.rows[i*v.dims : (i+1)*v.dims], v.scales[i], true
 }
 
 // newVectors returns an empty Vectors with room for n rows.

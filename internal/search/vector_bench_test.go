@@ -166,7 +166,7 @@ func indexSet(tb testing.TB) *benchSet {
 	}
 	defer db.Close()
 	r := &floatRows{}
-	_, err = db.Vectors(tb.Context(), func(int) error { return nil }, func(id int64, blob []byte) error {
+	_, err = db.Vectors(tb.Context(), func(store.Version, int) error { return nil }, func(id int64, blob []byte) error {
 		v, err := embed.DecodeVector(blob)
 		if err != nil {
 			return err

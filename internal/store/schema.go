@@ -169,6 +169,14 @@ DELETE FROM dead;
 UPDATE chunks SET ntok = 0;
 UPDATE bm25_stats SET docs = 0, tokens = 0;
 `,
+	// Vectors may be folded into the vector file (fold.go): the
+	// embeddings table then holds only the vectors no vector file holds
+	// yet, and meta vector_base names the file the rest live in. Nothing
+	// to convert (no vector is folded yet); the bump keeps older builds,
+	// which would read a folded index as having lost its vectors, out.
+	10: `
+DELETE FROM meta WHERE key = 'vector_base';
+`,
 }
 
 func init() {

@@ -42,7 +42,8 @@ import (
 //	10: compact BM25 postings: doc lengths once per chunk (doclens), a
 //	    one-byte column and frequency, the term stored once (postings
 //	    WITHOUT ROWID keyed by (term, seg), long data in postings_big).
-const SchemaVersion = 10
+//	11: vectors of live chunks may be folded into the vector file (meta vector_base).
+const SchemaVersion = 11
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

@@ -280,7 +280,7 @@ func TestVectors(t *testing.T) {
 
 	got := map[string][]byte{}
 	expect := -1
-	_, err = db.Vectors(ctx, func(n int) error { expect = n; return nil }, func(id int64, vec []byte) error {
+	_, err = db.Vectors(ctx, func(_ store.Version, n int) error { expect = n; return nil }, func(id int64, vec []byte) error {
 		got[byName[id]] = slices.Clone(vec)
 		return nil
 	})
@@ -297,7 +297,7 @@ func TestVectors(t *testing.T) {
 
 	stop := errors.New("stop")
 	calls := 0
-	_, err = db.Vectors(ctx, func(int) error { return nil }, func(int64, []byte) error {
+	_, err = db.Vectors(ctx, func(store.Version, int) error { return nil }, func(int64, []byte) error {
 		calls++
 		return stop
 	})
