@@ -122,7 +122,12 @@ func Parts(word string, emit func(part string)) {
 // followed by its [Stem] when that differs. Runs joined by
 // single hyphens (kebab-case) are also emitted whole, joined by "_", after
 // their last run. Terms longer than [MaxTermBytes] are dropped.
-func Terms(text string, emit func(term string)) {
+func Terms(text string, emit func(term string)) { terms(text, emit, true) }
+
+// terms is [Terms]; asciiFast takes the ASCII fast path (parts sliced out
+// of the lower-cased run), which must emit exactly what the general path
+// does (TestTermsMatchReference runs both).
+func terms(text string, emit func(term string), asciiFast bool) {
 	// Lower-casing can lengthen a word ("Ⱥ" → "ⱥ"), so the limit is
 	// checked on what is emitted.
 	out := func(t string) {
@@ -160,7 +165,7 @@ func Terms(text string, emit func(term string)) {
 		}
 		whole := lower(w)
 		out(whole)
-		if isASCII(w) {
+		if asciiFast && isASCII(w) {
 			// Lower-casing ASCII keeps every byte where it is, so each
 			// part's lower case is a slice of whole: no allocation.
 			spans = asciiParts(w, spans[:0])
@@ -324,6 +329,17 @@ func Stem(w string) string {
 // stemOnce removes one ending. derivationalOnly restricts it to endings
 // that make new words (-er, -ation, …), for the second pass.
 func stemOnce(w string, derivationalOnly bool) (string, bool) {
+	var candidates []string
+	if w != "" {
+		candidates = suffixesEnding[w[len(w)-1]]
+	}
+	return stemAmong(w, derivationalOnly, candidates)
+}
+
+// stemAmong is [stemOnce] trying only the endings in candidates, in
+// order (stemSuffixes itself gives the same result: the ones left out
+// cannot match).
+func stemAmong(w string, derivationalOnly bool, candidates []string) (string, bool) {
 	n := len(w)
 	if n < 4 {
 		return w, false
@@ -342,7 +358,7 @@ func stemOnce(w string, derivationalOnly bool) (string, bool) {
 		}
 		return w, false
 	}
-	for _, suf := range suffixesEnding[w[n-1]] {
+	for _, suf := range candidates {
 		if !strings.HasSuffix(w, suf) || n-len(suf) < 3 || !hasVowel(w[:n-len(suf)]) {
 			continue
 		}
