@@ -203,7 +203,12 @@ func (st *FindStats) Notes() []string {
 	if st.QueryTruncated {
 		out = append(out, fmt.Sprintf("the query is %d bytes; only its first %d were searched (the limit is CTX_MAX_QUERY_BYTES): put the most telling part first", st.QueryBytes, st.QuerySearchedBytes))
 	}
-	if st.Degraded != "" {
+	switch {
+	case strings.Contains(st.Degraded, "run `ctx index`"):
+		// A lost vector file names its own fix; the provider's would
+		// mislead.
+		out = append(out, st.Degraded+"; results come from the lexical channels alone")
+	case st.Degraded != "":
 		out = append(out, st.Degraded+"; results come from the lexical channels alone. "+DegradedFix)
 	}
 	if st.Stale != "" {

@@ -155,6 +155,9 @@ func TestLostVectorFile(t *testing.T) {
 			if !strings.Contains(resp.Stats.Degraded, "ctx index") || len(resp.Results) == 0 {
 				t.Errorf("find with the vector file %s: degraded %q, %d results; want lexical results and a note naming ctx index", name, resp.Stats.Degraded, len(resp.Results))
 			}
+			if notes := strings.Join(resp.Stats.Notes(), "\n"); strings.Contains(notes, "CTX_EMBED_URL") {
+				t.Errorf("find with the vector file %s: notes %q point at the embedding provider, not at ctx index", name, notes)
+			}
 			if st := status(t, e); st.VectorsLost == "" {
 				t.Errorf("status with the vector file %s: no VectorsLost", name)
 			}
