@@ -390,9 +390,9 @@ func (e *Engine) foldsVectors() bool {
 
 // foldVectors deletes from SQLite the stored vectors that vecs, a vector
 // file of db's committed state, holds ([store.DB.FoldVectors]), and gives
-// the freed pages back to the file system. The file is synced first (a
-// file written by [search.WriteVectorFileFrom] already is): once the fold
-// commits, its rows are the only copy. Nothing is folded when the content
+// the freed pages back to the file system. Every vector file is synced by
+// its writer before it is renamed into place, so once the fold commits its
+// rows are a durable only copy. Nothing is folded when the content
 // moved on since the file was written, for vectors read into memory (no
 // file), or for a remote provider.
 func (e *Engine) foldVectors(ctx context.Context, db *store.DB, vecs *search.Vectors) error {
@@ -401,9 +401,6 @@ func (e *Engine) foldVectors(ctx context.Context, db *store.DB, vecs *search.Vec
 	}
 	if base := store.ParseVectorBase(mustMeta(ctx, db, store.MetaVectorBase)); base == (store.VectorBase{FileID: vecs.FileID, Content: vecs.Generation}) {
 		return nil // this file's state is folded already (a run that changed nothing)
-	}
-	if err := syncFile(e.vecPath()); err != nil {
-		return err
 	}
 	// The file at the path must still be this one: a query process may
 	// have written another since (see [search.WriteVectorFileFrom]).
@@ -525,16 +522,6 @@ func (e *Engine) foldedLookup(ctx context.Context, db *store.DB, all bool) func(
 		}
 		return out
 	}
-}
-
-// syncFile flushes the file at path to stable storage.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // updateNull returns the index's off-topic level for the confidence grade

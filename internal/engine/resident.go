@@ -131,15 +131,7 @@ func (e *Engine) advanceLater(ctx context.Context, v *view) {
 	e.mu.Unlock()
 	go func() {
 		defer e.bg.Done()
-		defer func() {
-			e.mu.Lock()
-			h.refs--
-			closeNow := h.retired && h.refs == 0
-			e.mu.Unlock()
-			if closeNow {
-				h.close()
-			}
-		}()
+		defer e.release(h)
 		if _, err := e.viewTable(context.WithoutCancel(ctx), v); err != nil {
 			e.log.Warn("updating the chunk table", "err", err)
 		}

@@ -193,15 +193,7 @@ func (e *Engine) acquire(ctx context.Context) (*view, func(), error) {
 	h.refs++
 	cur := h.view
 	e.mu.Unlock()
-	release := func() {
-		e.mu.Lock()
-		h.refs--
-		closeNow := h.retired && h.refs == 0
-		e.mu.Unlock()
-		if closeNow {
-			h.close()
-		}
-	}
+	release := func() { e.release(h) }
 	hd, err := readHead(ctx, h.db)
 	if err != nil {
 		release()
@@ -267,6 +259,18 @@ func (e *Engine) Close() error {
 	e.retire()
 	e.bg.Wait()
 	return nil
+}
+
+// release gives back a reference on h taken under e.mu, closing h when
+// it was retired and this was the last one.
+func (e *Engine) release(h *handle) {
+	e.mu.Lock()
+	h.refs--
+	closeNow := h.retired && h.refs == 0
+	e.mu.Unlock()
+	if closeNow {
+		h.close()
+	}
 }
 
 // readHead reads the committed head in one statement: a kept view is

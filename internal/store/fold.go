@@ -104,13 +104,19 @@ func (db *DB) ReleaseFreePages(ctx context.Context) error {
 	return nil
 }
 
+// foldedJoin and foldedWhere select the live chunks (c) that name an
+// embedding the embeddings table (e) does not hold: folded, or lost.
+const (
+	foldedJoin  = `LEFT JOIN embeddings e ON e.key = c.embed_key`
+	foldedWhere = `c.embed_key IS NOT NULL AND e.key IS NULL`
+)
+
 // MissingVectorFiles calls fn with each live chunk whose vector is not
 // stored (it was folded, or lost) and that has(chunk id) says the vector
 // file lacks, with its file's path; one read transaction, streamed.
 func (db *DB) MissingVectorFiles(ctx context.Context, has func(chunkID int64) bool, fn func(fileID int64, path string) error) error {
 	return db.readTx(ctx, func(tx *sql.Tx) error {
-		return each(ctx, tx, "folded vectors", `SELECT c.id, f.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id
-LEFT JOIN embeddings e ON e.key = c.embed_key WHERE c.embed_key IS NOT NULL AND e.key IS NULL ORDER BY c.id`, nil, func(rows *sql.Rows) error {
+		return each(ctx, tx, "folded vectors", `SELECT c.id, f.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id `+foldedJoin+` WHERE `+foldedWhere+` ORDER BY c.id`, nil, func(rows *sql.Rows) error {
 			var id, fid int64
 			var path string
 			if err := rows.Scan(&id, &fid, &path); err != nil {
@@ -191,8 +197,8 @@ func Unfold(ctx context.Context, path string, row func(ver Version, chunkID int6
 	const batch = 4096
 	var after int64
 	for {
-		rows, err := collect(ctx, tx, "folded vectors", `SELECT c.id, c.embed_key FROM chunks c LEFT JOIN embeddings e ON e.key = c.embed_key
-WHERE c.id > ? AND c.embed_key IS NOT NULL AND e.key IS NULL ORDER BY c.id LIMIT ?`, []any{after, batch}, func(rows *sql.Rows, f *folded) error {
+		rows, err := collect(ctx, tx, "folded vectors", `SELECT c.id, c.embed_key FROM chunks c `+foldedJoin+`
+WHERE c.id > ? AND `+foldedWhere+` ORDER BY c.id LIMIT ?`, []any{after, batch}, func(rows *sql.Rows, f *folded) error {
 			return rows.Scan(&f.id, &f.key)
 		})
 		if err != nil {
@@ -234,8 +240,7 @@ var ErrMissingVector = errors.New("a folded vector is in no vector file")
 // returns nil instead, bounding the run's memory (about 100 bytes a key).
 func (db *DB) FoldedKeys(ctx context.Context, limit int) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := each(ctx, db.r, "folded keys", `SELECT c.embed_key, c.id FROM chunks c LEFT JOIN embeddings e ON e.key = c.embed_key
-WHERE c.embed_key IS NOT NULL AND e.key IS NULL`, nil, func(rows *sql.Rows) error {
+	err := each(ctx, db.r, "folded keys", `SELECT c.embed_key, c.id FROM chunks c `+foldedJoin+` WHERE `+foldedWhere, nil, func(rows *sql.Rows) error {
 		var k sql.RawBytes
 		var id int64
 		if err := rows.Scan(&k, &id); err != nil {
