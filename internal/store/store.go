@@ -209,7 +209,18 @@ func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
 		db.Close()
 		return nil, fmt.Errorf("opening index %s: %v", path, err)
 	}
-	db.r.SetMaxOpenConns(8)
+	// A one-shot reader (ReadOnly, not Resident) gets one connection: its
+	// channels' queries wait for each other instead of opening a second
+	// connection, whose open, schema parse, page cache and lookaside cost
+	// more than the wait. Measured on the Go standard library's index,
+	// paired whole-process `ctx find` runs: wall ×0.92, CPU ×0.90, 170
+	// fewer page faults. Every read of a search runs in its own
+	// transaction or statement, never nested in another's.
+	if opts.ReadOnly && !opts.Resident {
+		db.r.SetMaxOpenConns(1)
+	} else {
+		db.r.SetMaxOpenConns(8)
+	}
 	if opts.ReadOnly {
 		if err := db.checkSchema(ctx); err != nil {
 			db.Close()
