@@ -17,6 +17,7 @@ package store
 // the best hits and the window is cleared.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -90,36 +91,49 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// queryPostings returns the data of each term's postings rows (rows[i]
-// for terms[i]), copied once out of SQLite into one buffer.
-func queryPostings(ctx context.Context, conn querier, terms []string) ([][][]byte, error) {
+// termPostings is one query term's postings rows.
+type termPostings struct {
+	rows [][]byte // the rows' data
+	n    int      // their entries, dead chunks' included
+}
+
+// queryPostings returns each term's postings rows (out[i] for terms[i]).
+// Their data is copied once out of SQLite, into shared blocks of
+// copyBlock bytes (a row longer than a quarter of one gets its own).
+func queryPostings(ctx context.Context, conn querier, terms []string) ([]termPostings, error) {
 	index := make(map[string]int, len(terms))
 	for i, t := range terms {
 		index[t] = i
 	}
-	type span struct{ term, from, to int }
-	var spans []span
-	var buf []byte
-	err := each(ctx, conn, "postings", `SELECT p.term, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
+	out := make([]termPostings, len(terms))
+	var block []byte
+	err := each(ctx, conn, "postings", `SELECT p.term, p.n, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
-		var data sql.RawBytes // the driver's; copied before the next row
-		if err := rows.Scan(&t, &data); err != nil {
+		var n int
+		var data sql.RawBytes // the driver's, until the next row
+		if err := rows.Scan(&t, &n, &data); err != nil {
 			return err
 		}
-		from := len(buf)
-		buf = append(buf, data...)
-		spans = append(spans, span{index[t], from, len(buf)})
+		var own []byte
+		if len(data) > copyBlock/4 {
+			own = bytes.Clone(data)
+		} else {
+			if cap(block)-len(block) < len(data) {
+				block = make([]byte, 0, copyBlock)
+			}
+			block = append(block, data...)
+			own = block[len(block)-len(data) : len(block) : len(block)]
+		}
+		tp := &out[index[t]]
+		tp.rows = append(tp.rows, own)
+		tp.n += n
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([][][]byte, len(terms))
-	for _, s := range spans {
-		out[s.term] = append(out[s.term], buf[s.from:s.to:s.to])
-	}
-	return out, nil
+	return out, err
 }
+
+// copyBlock is the size of the blocks [queryPostings] copies rows into.
+const copyBlock = 16 << 10
 
 // bm25Scorer scores one query's postings rows.
 type bm25Scorer struct {
@@ -217,7 +231,7 @@ func (w *window) flush(base int64, grouped bool, top *topHits) {
 // holding it: a window's contributions wait until every term has marked
 // the window's chunks that hold it. Errors: errCorruptPostings, and
 // docLen's.
-func (s *bm25Scorer) score(terms []string, rows [][][]byte, limit int) ([]Hit, error) {
+func (s *bm25Scorer) score(terms []string, rows []termPostings, limit int) ([]Hit, error) {
 	// The column weights, zero outside the searched columns.
 	var wc [NumColumns]float64
 	for c := range NumColumns {
@@ -232,13 +246,18 @@ func (s *bm25Scorer) score(terms []string, rows [][][]byte, limit int) ([]Hit, e
 	idf := make([]float64, len(terms))
 	for t := range terms {
 		from[t] = len(curs)
-		df := 0
-		for _, data := range rows[t] {
-			n, err := s.liveEntries(data)
-			if err != nil {
-				return nil, fmt.Errorf("term %q: %w", terms[t], err)
+		// df: the live entries in the searched columns, which are all
+		// of them without dead chunks over every column.
+		df := rows[t].n
+		if len(s.dead) > 0 || s.columns != allColumns {
+			df = 0
+			for _, data := range rows[t].rows {
+				n, err := s.liveEntries(data)
+				if err != nil {
+					return nil, fmt.Errorf("term %q: %w", terms[t], err)
+				}
+				df += n
 			}
-			df += n
 		}
 		if df == 0 {
 			continue
@@ -248,7 +267,7 @@ func (s *bm25Scorer) score(terms []string, rows [][][]byte, limit int) ([]Hit, e
 			v = 1e-6
 		}
 		idf[t] = v
-		for _, data := range rows[t] {
+		for _, data := range rows[t].rows {
 			c := postingsCursor{data: data}
 			if err := c.next(0); err != nil {
 				return nil, fmt.Errorf("term %q: %w", terms[t], err)
@@ -335,14 +354,25 @@ func (s *bm25Scorer) score(terms []string, rows [][][]byte, limit int) ([]Hit, e
 // liveEntries returns the number of entries of a postings row's data
 // whose chunk is live and holds the term in a searched column: the
 // row's share of the term's df (the path filter does not change it).
+// Errors: errCorruptPostings.
 func (s *bm25Scorer) liveEntries(data []byte) (int, error) {
+	c := postingsCursor{data: data}
+	if err := c.next(0); err != nil {
+		return 0, err
+	}
 	n := 0
-	err := decodePostings(data, func(p *posting) {
-		if !s.dead[p.id] && p.holds(s.columns) {
+	var tf [NumColumns]uint32
+	for !c.done {
+		id := c.id
+		mask, err := c.entry(&tf)
+		if err != nil {
+			return 0, err
+		}
+		if mask&s.columns != 0 && !s.dead[id] {
 			n++
 		}
-	})
-	return n, err
+	}
+	return n, nil
 }
 
 // postingsCursor walks a postings row's data one entry at a time.

@@ -136,7 +136,7 @@ func TestScorerMatchesReference(t *testing.T) {
 	for trial := range 200 {
 		nterms := 1 + rng.IntN(6)
 		terms := make([][][]refEntry, nterms)
-		rows := make([][][]byte, nterms)
+		rows := make([]termPostings, nterms)
 		for ti := range nterms {
 			// Each id goes to one of the term's rows, or none.
 			nrows := 1 + rng.IntN(3)
@@ -164,7 +164,8 @@ func TestScorerMatchesReference(t *testing.T) {
 					data = appendEntry(data, e.id-prev, &e.tf)
 					prev = e.id
 				}
-				rows[ti] = append(rows[ti], data)
+				rows[ti].rows = append(rows[ti].rows, data)
+				rows[ti].n += len(p)
 			}
 			terms[ti] = parts
 		}
@@ -176,9 +177,14 @@ func TestScorerMatchesReference(t *testing.T) {
 			dead:    map[int64]bool{},
 			docLen:  func(id int64) (uint32, error) { return dl[id], nil },
 		}
-		for _, id := range ids {
-			if rng.IntN(10) == 0 {
-				s.dead[id] = true
+		if trial%5 == 0 {
+			// No dead chunk, every column: df is the rows' entry count.
+			s.columns = allColumns
+		} else {
+			for _, id := range ids {
+				if rng.IntN(10) == 0 {
+					s.dead[id] = true
+				}
 			}
 		}
 		if trial%3 == 1 {
@@ -227,7 +233,7 @@ func TestScorerCorruptRows(t *testing.T) {
 	} {
 		s := bm25Scorer{docs: 10, avgdl: 10, weights: BM25Weights{1, 1, 1, 1}, columns: allColumns,
 			docLen: func(int64) (uint32, error) { return 1, nil }}
-		if _, err := s.score([]string{"t"}, [][][]byte{{data}}, 10); !errors.Is(err, ErrCorrupt) {
+		if _, err := s.score([]string{"t"}, []termPostings{{rows: [][]byte{data}, n: 1}}, 10); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: err = %v, want ErrCorrupt", name, err)
 		}
 	}
