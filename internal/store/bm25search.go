@@ -22,6 +22,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -47,16 +49,22 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		return nil, fmt.Errorf("BM25 search: %v", err)
 	}
 	defer tx.Rollback()
+	st := db.search.prepared(ctx, db.r)
 	var docs, tokens int64
 	var state string // the Version the doc-length cache is kept for
-	if err := tx.QueryRowContext(ctx, `SELECT docs, tokens, coalesce((SELECT value FROM meta WHERE key = ?), '') || ':' || coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`,
-		MetaIndexID, MetaContentVersion).Scan(&docs, &tokens, &state); err != nil {
+	var row *sql.Row
+	if st.stats != nil {
+		row = tx.StmtContext(ctx, st.stats).QueryRowContext(ctx, MetaIndexID, MetaContentVersion)
+	} else {
+		row = tx.QueryRowContext(ctx, searchStatsQuery, MetaIndexID, MetaContentVersion)
+	}
+	if err := row.Scan(&docs, &tokens, &state); err != nil {
 		return nil, fmt.Errorf("BM25 search: reading statistics: %v", err)
 	}
 	if docs <= 0 {
 		return nil, nil
 	}
-	dead, err := deadChunks(ctx, tx)
+	dead, err := deadChunks(ctx, st.queryIn(ctx, tx, st.dead, deadQuery))
 	if err != nil {
 		return nil, fmt.Errorf("BM25 search: %w", err)
 	}
@@ -69,7 +77,7 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 			return nil, nil
 		}
 	}
-	rows, err := queryPostings(ctx, tx, q.Terms)
+	rows, err := queryPostings(ctx, st.queryIn(ctx, tx, st.postings, postingsQuery), q.Terms)
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +109,20 @@ type termPostings struct {
 // Their data is copied once out of SQLite, into shared blocks of
 // copyBlock bytes (a row longer than a quarter of one gets its own).
 func queryPostings(ctx context.Context, conn querier, terms []string) ([]termPostings, error) {
-	index := make(map[string]int, len(terms))
-	for i, t := range terms {
-		index[t] = i
+	list, err := json.Marshal(terms)
+	if err != nil {
+		return nil, fmt.Errorf("reading postings: %v", err)
 	}
 	out := make([]termPostings, len(terms))
 	var block []byte
-	err := each(ctx, conn, "postings", `SELECT p.term, p.n, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
-		var t string
-		var n int
+	err = each(ctx, conn, "postings", postingsQuery, []any{string(list)}, func(rows *sql.Rows) error {
+		var t, n int
 		var data sql.RawBytes // the driver's, until the next row
 		if err := rows.Scan(&t, &n, &data); err != nil {
 			return err
+		}
+		if t < 0 || t >= len(terms) {
+			return fmt.Errorf("term index %d of %d", t, len(terms))
 		}
 		var own []byte
 		if len(data) > copyBlock/4 {
@@ -124,7 +134,7 @@ func queryPostings(ctx context.Context, conn querier, terms []string) ([]termPos
 			block = append(block, data...)
 			own = block[len(block)-len(data) : len(block) : len(block)]
 		}
-		tp := &out[index[t]]
+		tp := &out[t]
 		tp.rows = append(tp.rows, own)
 		tp.n += n
 		return nil
@@ -134,6 +144,76 @@ func queryPostings(ctx context.Context, conn querier, terms []string) ([]termPos
 
 // copyBlock is the size of the blocks [queryPostings] copies rows into.
 const copyBlock = 16 << 10
+
+// SearchBM25's statements, whose text does not depend on the query (the
+// terms go in as one JSON array), so that a long-lived process prepares
+// them once.
+const (
+	searchStatsQuery = `SELECT docs, tokens, coalesce((SELECT value FROM meta WHERE key = ?), '') || ':' || coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`
+	deadQuery        = `SELECT id FROM dead`
+	// postingsQuery returns each row of the terms of a JSON array: the
+	// term's index in the array, the row's entry count and its data.
+	postingsQuery = `SELECT j.key, p.n, ` + postingsData + ` FROM json_each(?) j JOIN postings p ON p.term = j.value LEFT JOIN postings_big b ON b.id = p.big`
+)
+
+// searchStmts holds SearchBM25's statements prepared on a DB's read pool
+// (database/sql prepares each again on each connection it runs on, once).
+// Parsing them on every search cost a long-lived server 0.1-0.3 ms a
+// call (BenchmarkRetrievalGoroot's profile).
+type searchStmts struct {
+	mu                    sync.Mutex // guards the statements
+	stats, dead, postings *sql.Stmt  // nil until prepared
+}
+
+// prepared returns the statements, preparing them on pool the first
+// time; on a failure (or for a nil s) it returns none (the search runs their text) and
+// tries again next time.
+func (s *searchStmts) prepared(ctx context.Context, pool *sql.DB) *searchStmts {
+	if s == nil {
+		return &searchStmts{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.postings != nil {
+		return s
+	}
+	var sts [3]*sql.Stmt
+	for i, q := range []string{searchStatsQuery, deadQuery, postingsQuery} {
+		st, err := pool.PrepareContext(ctx, q)
+		if err != nil {
+			for _, st := range sts[:i] {
+				st.Close()
+			}
+			return &searchStmts{}
+		}
+		sts[i] = st
+	}
+	s.stats, s.dead, s.postings = sts[0], sts[1], sts[2]
+	return s
+}
+
+// close closes the prepared statements.
+func (s *searchStmts) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, st := range []*sql.Stmt{s.stats, s.dead, s.postings} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	s.stats, s.dead, s.postings = nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// queryIn returns a querier that runs st in tx, or query in tx when st
+// is nil.
+func (s *searchStmts) queryIn(ctx context.Context, tx *sql.Tx, st *sql.Stmt, query string) querier {
+	if st == nil {
+		return tx
+	}
+	return stmtQuerier{tx.StmtContext(ctx, st)}
+}
 
 // bm25Scorer scores one query's postings rows.
 type bm25Scorer struct {
