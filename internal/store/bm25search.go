@@ -312,12 +312,16 @@ func (w *window) flush(base int64, grouped bool, top *topHits) {
 // the window's chunks that hold it. Errors: errCorruptPostings, and
 // docLen's.
 func (s *bm25Scorer) score(terms []string, rows []termPostings, limit int) ([]Hit, error) {
-	// The column weights, zero outside the searched columns.
+	// The column weights, zero outside the searched columns. With finite
+	// weights, a one-column entry's weighted frequency is that column's
+	// product alone, bit for bit: the other columns' products are zeros.
 	var wc [NumColumns]float64
+	finite := true
 	for c := range NumColumns {
 		if s.columns&(1<<c) != 0 {
 			wc[c] = s.weights[c]
 		}
+		finite = finite && !math.IsInf(wc[c], 0) && !math.IsNaN(wc[c])
 	}
 	// Cursors over every row of the terms that count, term after term:
 	// the term's are curs[from[t]:from[t+1]].
@@ -393,20 +397,36 @@ func (s *bm25Scorer) score(terms []string, rows []termPostings, limit int) ([]Hi
 				c := &curs[i]
 				for !c.done && c.id < end {
 					id := c.id
-					mask, err := c.entry(&tf)
-					if err != nil {
-						return nil, fmt.Errorf("term %q: %w", terms[t], err)
+					var f float64
+					if b := c.data[c.pos]; b < longEntry && finite {
+						// One column: the weighted sum over the columns
+						// is its product alone (the others add zeros).
+						if err := c.next(c.pos + 1); err != nil {
+							return nil, fmt.Errorf("term %q: %w", terms[t], err)
+						}
+						col := b & 3
+						if s.columns&(1<<col) == 0 {
+							continue
+						}
+						f = wc[col] * float64(uint32(b>>2)+1)
+					} else {
+						mask, err := c.entry(&tf)
+						if err != nil {
+							return nil, fmt.Errorf("term %q: %w", terms[t], err)
+						}
+						if mask&s.columns == 0 {
+							continue
+						}
+						for c, wt := range wc {
+							f += wt * float64(tf[c])
+						}
 					}
-					if mask&s.columns == 0 || s.dead[id] || s.allowed != nil && !s.allowed[id] {
+					if s.dead[id] || s.allowed != nil && !s.allowed[id] {
 						continue
 					}
 					dl, err := s.docLen(id)
 					if err != nil {
 						return nil, fmt.Errorf("chunk %d: %w", id, err)
-					}
-					f := 0.0
-					for c, wt := range wc {
-						f += wt * float64(tf[c])
 					}
 					score := idf[t] * (f * (bm25K1 + 1)) / (f + bm25K1*(1-bm25B+bm25B*float64(dl)/s.avgdl))
 					off := uint16(id - base)
@@ -444,7 +464,13 @@ func (s *bm25Scorer) liveEntries(data []byte) (int, error) {
 	var tf [NumColumns]uint32
 	for !c.done {
 		id := c.id
-		mask, err := c.entry(&tf)
+		var mask uint8
+		var err error
+		if b := c.data[c.pos]; b < longEntry {
+			mask, err = 1<<(b&3), c.next(c.pos+1)
+		} else {
+			mask, err = c.entry(&tf)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -531,6 +557,9 @@ func better(a, b Hit) int {
 
 func (t *topHits) offer(h Hit) {
 	heap := t.heap
+	if len(heap) == t.limit && len(heap) > 0 && h.Score < heap[0].Score {
+		return // worse than the worst kept (the common case)
+	}
 	if len(heap) < t.limit {
 		heap = append(heap, h)
 		for i := len(heap) - 1; i > 0; {

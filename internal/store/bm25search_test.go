@@ -187,6 +187,10 @@ func TestScorerMatchesReference(t *testing.T) {
 				}
 			}
 		}
+		if trial%7 == 3 {
+			// A zero weight and fractional ones.
+			s.weights = BM25Weights{0, 2.5, 0.1, 7}
+		}
 		if trial%3 == 1 {
 			s.allowed = map[int64]bool{}
 			for _, id := range ids {
