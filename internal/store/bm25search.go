@@ -42,6 +42,10 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	if len(q.Groups) > 0 && len(q.Terms) > MaxGroupTerms {
 		return nil, fmt.Errorf("BM25 search: %d terms in groups, at most %d", len(q.Terms), MaxGroupTerms)
 	}
+	// Prepared before the transaction takes a connection, so that the
+	// first search prepares on a connection the transaction can then
+	// reuse instead of on a second one (and again on the transaction's).
+	st := db.search.prepared(ctx, db.r)
 	// One read transaction: the statistics, dead set, postings and doc
 	// lengths are of the same commit.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -49,7 +53,6 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		return nil, fmt.Errorf("BM25 search: %v", err)
 	}
 	defer tx.Rollback()
-	st := db.search.prepared(ctx, db.r)
 	var docs, tokens int64
 	var state string // the Version the doc-length cache is kept for
 	var row *sql.Row
