@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -114,7 +115,7 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 	nt := &docLenTable{state: t.state, pages: t.pages[:min(int64(len(t.pages)), from):min(int64(len(t.pages)), from)]}
 	err := each(ctx, conn, "document lengths", `SELECT page, data FROM doclens WHERE page >= ? ORDER BY page`, []any{from}, func(rows *sql.Rows) error {
 		var p int64
-		var data []byte
+		var data sql.RawBytes // the driver's copy, until the next row
 		if err := rows.Scan(&p, &data); err != nil {
 			return err
 		}
@@ -124,7 +125,7 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 		for int64(len(nt.pages)) <= p {
 			nt.pages = append(nt.pages, nil)
 		}
-		nt.pages[p] = data
+		nt.pages[p] = bytes.Clone(data)
 		return nil
 	})
 	if err != nil {

@@ -101,6 +101,9 @@ type DB struct {
 	// docLens holds the BM25 doc-length pages the last search read (a
 	// pointer: engine installs a reopened DB by copying the struct).
 	docLens *docLenCache
+	// search holds SearchBM25's prepared statements (a pointer, as
+	// docLens).
+	search *searchStmts
 }
 
 // headStmt is a statement prepared once on the read pool.
@@ -192,7 +195,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
 			return nil, fmt.Errorf("creating index directory: %w", err)
 		}
 	}
-	db := &DB{path: path, head: &headStmt{}, docLens: &docLenCache{}}
+	db := &DB{path: path, head: &headStmt{}, docLens: &docLenCache{}, search: &searchStmts{}}
 	if !opts.ReadOnly {
 		db.w, err = sql.Open("sqlite", dsn(path, true, false))
 		if err != nil {
@@ -238,6 +241,9 @@ func (db *DB) Close() error {
 	var errs []error
 	if h := db.head; h != nil && h.stmt != nil {
 		errs = append(errs, h.stmt.Close())
+	}
+	if db.search != nil {
+		errs = append(errs, db.search.close())
 	}
 	if db.w != nil {
 		errs = append(errs, db.w.Close())
