@@ -772,7 +772,7 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 // repository: a file link retargeted outside it since it was indexed, or
 // a directory on the way replaced by such a link.
 func (e *Engine) openIndexed(rel string) (*os.File, error) {
-	if _, err := discover.Confine(e.root, rel); err != nil {
+	if err := discover.ConfineIndexed(e.root, rel); err != nil {
 		e.log.Warn("not reading a file that now leaves the repository", "path", rel, "err", err)
 		return nil, err
 	}
