@@ -759,12 +759,45 @@ func (e *Engine) readRange(rel string, startByte, endByte, startLine, endLine in
 	if err != nil {
 		return ""
 	}
-	e.maskFile(rel, src) // redact.go
-	lines := strings.SplitAfter(string(src), "\n")
-	if startLine < 1 || startLine > len(lines) {
+	lo, hi, ok := lineBytes(src, startLine, endLine)
+	if !ok {
 		return ""
 	}
-	return strings.Join(lines[startLine-1:min(endLine, len(lines))], "")
+	// Mask what the lines show, from a window of the file around them,
+	// as the byte-range path does.
+	e.maskSpan(bytes.NewReader(src), rel, lo, src[lo:hi]) // redact.go
+	return string(src[lo:hi])
+}
+
+// lineBytes returns the byte range [lo, hi) of lines startLine to
+// endLine (1-based, inclusive; endLine past the last line means to the
+// end) of src, each with its line break; ok is false when startLine is
+// before the first line or past the line after the last line break.
+func lineBytes(src []byte, startLine, endLine int) (lo, hi int, ok bool) {
+	if startLine < 1 {
+		return 0, 0, false
+	}
+	// The offset where line n starts, or -1 past the last line.
+	start := func(from, at, n int) int {
+		for ; n > at; at++ {
+			i := bytes.IndexByte(src[from:], '\n')
+			if i < 0 {
+				return -1
+			}
+			from += i + 1
+		}
+		return from
+	}
+	if lo = start(0, 1, startLine); lo < 0 {
+		return 0, 0, false
+	}
+	if endLine < startLine {
+		return lo, lo, true
+	}
+	if hi = start(lo, startLine, endLine+1); hi < 0 {
+		hi = len(src)
+	}
+	return lo, hi, true
 }
 
 // openIndexed opens an indexed file by its root-relative slash path for
