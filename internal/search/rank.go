@@ -419,7 +419,7 @@ func byScore(a, b *Result) int {
 // sortResults sorts rs by order, stably (results that order calls equal
 // keep their relative order), as sort.SliceStable would. It sorts
 // positions, not the results themselves (a Result is about 200 bytes and
-// a ranking sorts hundreds), then moves each result once.
+// a ranking sorts hundreds), then moves each result once, in place.
 func sortResults(rs []Result, order func(a, b *Result) int) {
 	idx := make([]int32, len(rs))
 	for i := range idx {
@@ -431,11 +431,25 @@ func sortResults(rs []Result, order func(a, b *Result) int) {
 		}
 		return cmp.Compare(i, j)
 	})
-	sorted := make([]Result, len(rs))
-	for k, i := range idx {
-		sorted[k] = rs[i]
+	// Move each result once, following the permutation's cycles (position
+	// k takes the result at idx[k]), instead of through a sorted copy.
+	for k := range idx {
+		if idx[k] == int32(k) {
+			continue
+		}
+		tmp := rs[k]
+		j := k
+		for {
+			next := int(idx[j])
+			idx[j] = int32(j)
+			if next == k {
+				rs[j] = tmp
+				break
+			}
+			rs[j] = rs[next]
+			j = next
+		}
 	}
-	copy(rs, sorted)
 }
 
 // diversify damps each further chunk of an already-listed file by
