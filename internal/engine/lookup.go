@@ -819,7 +819,27 @@ func (e *Engine) readIndexed(rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// Read into a buffer of the file's size, as os.ReadFile does, rather
+	// than grow one from 512 bytes (io.ReadAll): one allocation of fresh
+	// memory instead of a dozen for a 50 KB file.
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && int64(int(fi.Size())) == fi.Size() {
+		size = int(fi.Size())
+	}
+	buf := make([]byte, 0, size+1) // +1: the read that sees EOF
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew: make room
+		}
+	}
 }
 
 // Code returns a hit's text, as [FindRequest.Full] would have attached
