@@ -137,3 +137,30 @@ func resolveExisting(p string) (string, error) {
 		p = parent
 	}
 }
+
+// ConfineIndexed is [Confine] for reading back an indexed file: rel is a
+// slash path relative to rootReal, an absolute, symlink-resolved root. It
+// returns nil when rel is inside the repository and an error wrapping
+// [ErrOutsideRoot] when it leaves it, as Confine would. When rel is clean
+// and every component of it below the root exists and is no symlink (the
+// common case), rel names rootReal/rel itself and one Lstat per component
+// decides, without resolving the root and the whole path again; anything
+// else (a link on the way, a missing component, "..") goes through
+// Confine.
+func ConfineIndexed(rootReal, rel string) error {
+	native := filepath.FromSlash(rel)
+	if rel == "" || filepath.IsAbs(native) || filepath.Clean(native) != native ||
+		native == ".." || strings.HasPrefix(native, ".."+string(filepath.Separator)) || filepath.VolumeName(native) != "" {
+		_, err := Confine(rootReal, rel)
+		return err
+	}
+	p := rootReal
+	for comp := range strings.SplitSeq(native, string(filepath.Separator)) {
+		p += string(filepath.Separator) + comp
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			_, err := Confine(rootReal, rel)
+			return err
+		}
+	}
+	return nil
+}

@@ -85,6 +85,20 @@ package c
 			}
 		})
 	}
+	// ConfineIndexed answers as Confine does for every relative path,
+	// given the resolved root.
+	for _, tt := range tests {
+		if tt.root != root || filepath.IsAbs(tt.p) {
+			continue
+		}
+		t.Run("indexed-"+tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ConfineIndexed(real, tt.p)
+			if out := errors.Is(err, ErrOutsideRoot); out != (tt.want == "") || !out && err != nil {
+				t.Errorf("ConfineIndexed(%q) = %v; want outside %v", tt.p, err, tt.want == "")
+			}
+		})
+	}
 	t.Run("missing-root", func(t *testing.T) {
 		t.Parallel()
 		if _, err := Confine(filepath.Join(root, "nope"), "x"); err == nil || errors.Is(err, ErrOutsideRoot) {

@@ -102,6 +102,15 @@ func (e *Engine) Expand(ctx context.Context, query string, hits []Hit, o ExpandO
 		return nil, err
 	}
 	defer release()
+	return e.expandView(ctx, v, query, hits, o)
+}
+
+// expandView is [Engine.Expand] on a view the caller holds (a search
+// expands from the view it searched, without reading the head again).
+func (e *Engine) expandView(ctx context.Context, v *view, query string, hits []Hit, o ExpandOptions) ([]Hit, error) {
+	if o.Seeds <= 0 || len(hits) == 0 {
+		return nil, nil
+	}
 	var out []Hit
 	covers := func(h Hit, p string, start, end int) bool {
 		return h.Path == p && h.StartLine <= start && end <= h.EndLine

@@ -655,7 +655,13 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	}
 	e.appendHits(resp, res, req.Full, e.changed)
 	if req.Expand.Seeds > 0 {
-		if err := e.expandCut(ctx, cctx, query, req, resp); err != nil {
+		// Expand from the view searched; a partial first index is read
+		// anew, as a lookup reads it.
+		ev := v
+		if partial {
+			ev = nil
+		}
+		if err := e.expandCut(ctx, cctx, ev, query, req, resp); err != nil {
 			return nil, err
 		}
 	}
@@ -733,8 +739,10 @@ func (e *Engine) appendHits(resp *FindResponse, res []search.Result, full bool, 
 // expandCut is [Engine.expandInto] run with cctx, the request's cut: when
 // the cut comes first, the answer goes without its context pieces and is
 // marked partial.
-func (e *Engine) expandCut(ctx, cctx context.Context, query string, req FindRequest, resp *FindResponse) error {
-	err := e.expandInto(cctx, query, req, resp)
+// v is the view the search read, or nil to read the current one (and
+// check it as a lookup does).
+func (e *Engine) expandCut(ctx, cctx context.Context, v *view, query string, req FindRequest, resp *FindResponse) error {
+	err := e.expandInto(cctx, v, query, req, resp)
 	if err != nil && wasCut(ctx, cctx) {
 		resp.Stats.markPartial(cutNote("the context around the best results was added"))
 		return nil
@@ -752,8 +760,14 @@ func plural(n int) string {
 
 // expandInto appends to resp the context pieces of its best results
 // (see [Engine.Expand]) that pass the request's filters.
-func (e *Engine) expandInto(ctx context.Context, query string, req FindRequest, resp *FindResponse) error {
-	extra, err := e.Expand(ctx, query, resp.Results, req.Expand)
+func (e *Engine) expandInto(ctx context.Context, v *view, query string, req FindRequest, resp *FindResponse) error {
+	var extra []Hit
+	var err error
+	if v != nil {
+		extra, err = e.expandView(ctx, v, query, resp.Results, req.Expand)
+	} else {
+		extra, err = e.Expand(ctx, query, resp.Results, req.Expand)
+	}
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"os"
+	"io"
 
 	"github.com/ctx-dev/ctx/internal/secrets"
 )
@@ -31,10 +31,11 @@ func (e *Engine) maskFile(rel string, src []byte) {
 }
 
 // maskSpan masks, in place, the secrets in buf, which holds the bytes of
-// the open file f (rel, relative to the root) starting at offset start.
+// the file f (rel, relative to the root; an open file or its content)
+// starting at offset start.
 // It reads the file around the span so that a secret cut by its edges is
 // still recognised.
-func (e *Engine) maskSpan(f *os.File, rel string, start int, buf []byte) {
+func (e *Engine) maskSpan(f io.ReaderAt, rel string, start int, buf []byte) {
 	if e.cfg.IncludeSecrets || len(buf) == 0 {
 		return
 	}
@@ -69,7 +70,7 @@ func wholeLines(win []byte, before, n, start, margin int) bool {
 // it, read in one call, and how many bytes come before; ok is false when
 // the file holds fewer bytes before buf than it should. buf itself is
 // copied in (it is what the caller read and shows).
-func window(f *os.File, start int, buf []byte, margin int) (win []byte, before int, ok bool) {
+func window(f io.ReaderAt, start int, buf []byte, margin int) (win []byte, before int, ok bool) {
 	lo := max(0, start-margin)
 	before = start - lo
 	win = make([]byte, before+len(buf)+margin)

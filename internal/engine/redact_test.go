@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/engine"
+	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/internal/secrets/secretstest"
 )
 
@@ -38,6 +39,10 @@ func TestCodeSpanMasksSecrets(t *testing.T) {
 	for i, l := range lines {
 		off[i+1] = off[i] + len(l)
 	}
+	// The current file's lines show what masking the whole file shows.
+	masked := []byte(src)
+	secrets.Redact("deploy.go", masked)
+	maskedLines := strings.SplitAfter(string(masked), "\n")
 	var all strings.Builder
 	for a := 1; a <= len(lines); a++ {
 		for b := a; b <= len(lines) && b < a+4; b++ {
@@ -49,6 +54,9 @@ func TestCodeSpanMasksSecrets(t *testing.T) {
 					all.WriteString(got)
 					if leaks := secretstest.Leaks([]byte(got), planted); len(leaks) > 0 {
 						t.Errorf("CodeSpan(lines %d-%d, bytes %d-%d, stale %v) shows the %s:\n%s", a, b, start, end, stale, leaks[0].Kind, got)
+					}
+					if want := strings.Join(maskedLines[a-1:b], ""); stale && got != want {
+						t.Errorf("CodeSpan(lines %d-%d, stale) = %q, want the lines of the masked file %q", a, b, got, want)
 					}
 					if len(got) != end-start && !stale && start < end {
 						t.Errorf("CodeSpan(bytes %d-%d) has %d bytes", start, end, len(got))

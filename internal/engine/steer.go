@@ -124,7 +124,7 @@ func (e *Engine) findSteered(ctx context.Context, req FindRequest) (*FindRespons
 		resp.Results = resp.Results[:limit]
 	}
 	if req.Expand.Seeds > 0 {
-		if err := e.expandCut(ctx, cctx, query, req, resp); err != nil {
+		if err := e.expandCut(ctx, cctx, nil, query, req, resp); err != nil {
 			return nil, err
 		}
 	}

@@ -259,8 +259,8 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	}
 	superseded := supersededPaths(perFile, raw)
 	wantsOS := mentionsOS(raw)
-	// A file's name share is the same for each of its chunks.
-	nameShare := make(map[string]float64, len(perFile))
+	// What a file's path says is the same for each of its chunks.
+	facts := make(map[string]*pathFacts, len(perFile))
 
 	for i := range cands {
 		c := &cands[i]
@@ -293,18 +293,17 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 				c.Boosts = append(c.Boosts, "mentioned-definition")
 			}
 		}
-		if q.Kind == analyze.QuerySymbol && !wantsInternal && isInternalPath(c.Path) {
+		f := facts[c.Path]
+		if f == nil {
+			f = factsOf(c.Path, words)
+			facts[c.Path] = f
+		}
+		if q.Kind == analyze.QuerySymbol && !wantsInternal && f.internal {
 			mult *= tune.InternalPenalty
 			c.Boosts = append(c.Boosts, "internal")
 		}
 		// File name and directory matches.
-		stem := fileStem(c.Path)
-		share, ok := nameShare[c.Path]
-		if !ok {
-			share = words.share(nameTerms(c.Path), nameWords(c.Path))
-			nameShare[c.Path] = share
-		}
-		if share > 0 {
+		if share := f.share; share > 0 {
 			if q.Kind == analyze.QueryLong {
 				share = math.Min(share, 0.2)
 			}
@@ -313,9 +312,13 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 				nb *= tune.LongNameBoost
 			}
 			add += nb * share * top
-			c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
+			if share != f.share {
+				c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
+			} else {
+				c.Boosts = append(c.Boosts, f.shareBoost)
+			}
 		}
-		if q.Kind == analyze.QuerySymbol && symsFold[stem] {
+		if q.Kind == analyze.QuerySymbol && symsFold[f.stem] {
 			add += 0.3 * top
 			c.Boosts = append(c.Boosts, "file-is-symbol")
 		}
@@ -332,29 +335,28 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			mult *= tune.TinyPenalty
 			c.Boosts = append(c.Boosts, "tiny")
 		}
-		p := strings.ToLower(c.Path)
 		if superseded[c.Path] {
 			mult *= tune.SupersededPenalty
 			c.Boosts = append(c.Boosts, "superseded")
 		}
-		if !wantsOS && isForeignOSPath(p, runtime.GOOS) {
+		if !wantsOS && f.foreignOS {
 			mult *= tune.ForeignOSPenalty
 			c.Boosts = append(c.Boosts, "other-os")
 		}
 		switch {
-		case !wantsTests && discover.IsTestPath(c.Path):
+		case !wantsTests && f.test:
 			mult *= tune.TestPenalty
 			c.Boosts = append(c.Boosts, "test")
-		case !wantsExamples && isExamplePath(p):
+		case !wantsExamples && f.example:
 			mult *= tune.ExamplePenalty
 			c.Boosts = append(c.Boosts, "example")
-		case isVendorPath(p):
+		case f.vendor:
 			mult *= tune.VendorPenalty
 			c.Boosts = append(c.Boosts, "vendored")
 		case !wantsDocs && (c.Language == "markdown" || c.Language == "text"):
 			mult *= tune.DocPenalty
 			c.Boosts = append(c.Boosts, "docs")
-		case strings.HasSuffix(p, ".d.ts") || path.Base(p) == "__init__.py":
+		case f.decl:
 			mult *= tune.DeclPenalty
 			c.Boosts = append(c.Boosts, "declarations")
 		}
@@ -372,6 +374,37 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	})
 }
 
+// pathFacts is what [rank] reads from a candidate's path.
+type pathFacts struct {
+	stem       string  // fileStem
+	share      float64 // the query words its name holds (queryWords.share)
+	shareBoost string  // the boost that names share
+	internal   bool    // isInternalPath
+	foreignOS  bool    // isForeignOSPath for this system
+	test       bool    // discover.IsTestPath
+	example    bool    // isExamplePath
+	vendor     bool    // isVendorPath
+	decl       bool    // a declarations file (.d.ts, __init__.py)
+}
+
+func factsOf(p string, words queryWords) *pathFacts {
+	lower := strings.ToLower(p)
+	f := &pathFacts{
+		stem:      fileStem(p),
+		share:     words.share(nameTerms(p), nameWords(p)),
+		internal:  isInternalPath(p),
+		foreignOS: isForeignOSPath(lower, runtime.GOOS),
+		test:      discover.IsTestPath(p),
+		example:   isExamplePath(lower),
+		vendor:    isVendorPath(lower),
+		decl:      strings.HasSuffix(lower, ".d.ts") || path.Base(lower) == "__init__.py",
+	}
+	if f.share > 0 {
+		f.shareBoost = fmt.Sprintf("file-name×%.2f", f.share)
+	}
+	return f
+}
+
 // byScore orders results by score, best first.
 func byScore(a, b *Result) int {
 	switch {
@@ -386,7 +419,7 @@ func byScore(a, b *Result) int {
 // sortResults sorts rs by order, stably (results that order calls equal
 // keep their relative order), as sort.SliceStable would. It sorts
 // positions, not the results themselves (a Result is about 200 bytes and
-// a ranking sorts hundreds), then moves each result once.
+// a ranking sorts hundreds), then moves each result once, in place.
 func sortResults(rs []Result, order func(a, b *Result) int) {
 	idx := make([]int32, len(rs))
 	for i := range idx {
@@ -398,11 +431,25 @@ func sortResults(rs []Result, order func(a, b *Result) int) {
 		}
 		return cmp.Compare(i, j)
 	})
-	sorted := make([]Result, len(rs))
-	for k, i := range idx {
-		sorted[k] = rs[i]
+	// Move each result once, following the permutation's cycles (position
+	// k takes the result at idx[k]), instead of through a sorted copy.
+	for k := range idx {
+		if idx[k] == int32(k) {
+			continue
+		}
+		tmp := rs[k]
+		j := k
+		for {
+			next := int(idx[j])
+			idx[j] = int32(j)
+			if next == k {
+				rs[j] = tmp
+				break
+			}
+			rs[j] = rs[next]
+			j = next
+		}
 	}
-	copy(rs, sorted)
 }
 
 // diversify damps each further chunk of an already-listed file by
