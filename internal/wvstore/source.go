@@ -35,12 +35,11 @@ type Source struct {
 	mu     sync.Mutex
 	rows   map[int64]store.ChunkRow
 	hashes map[string]string // path → content hash (hex SHA-256) of the rows seen
-	// sims holds, per query vector a TopK or Chunks scored, the cosine
-	// similarities the server returned, by chunk id; lastQ is the
-	// vector of the last TopK, which Chunks scores the rows it fetches
-	// by, so that Cosines for it needs no request.
-	sims  []vectorSims
-	lastQ []float32
+	// nearQ and near are the query vector of the last TopK and the
+	// similarities it returned, by chunk id: Cosines for that vector asks
+	// the server only for the other chunks.
+	nearQ []float32
+	near  map[int64]float64
 
 	// Degraded says what the source could not do and did without (the
 	// document frequencies when a count failed); empty when nothing.
@@ -90,39 +89,6 @@ func (s *Source) Degraded() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.degraded
-}
-
-// vectorSims are the similarities of chunks to one query vector.
-type vectorSims struct {
-	q   []float32
-	sim map[int64]float64
-}
-
-// simsFor returns the similarities known for q, creating the entry when
-// add is set; nil when none. The caller holds s.mu.
-func (s *Source) simsFor(q []float32, add bool) map[int64]float64 {
-	for _, v := range s.sims {
-		if slices.Equal(v.q, q) {
-			return v.sim
-		}
-	}
-	if !add {
-		return nil
-	}
-	v := vectorSims{q: slices.Clone(q), sim: map[int64]float64{}}
-	s.sims = append(s.sims, v)
-	return v.sim
-}
-
-// remember records the similarities to q of hits (1 - cosine distance),
-// whose chunk ids are ids.
-func (s *Source) remember(q []float32, ids []int64, hits []weaviate.Hit) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.simsFor(q, true)
-	for i, id := range ids {
-		m[id] = 1 - hits[i].Distance
-	}
 }
 
 // chunkFields are the chunk properties a row needs.
@@ -185,76 +151,24 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 	return rows, hits, nil
 }
 
-// idFields is what a recall query (BM25, vector top k) asks for: the
-// chunk id alone. A row's properties cost the server about as much as
-// the search itself (BM25 top 200 on the Go standard library: ~30 ms of
-// server CPU with rows, ~14 ms with ids), and the recall lists overlap,
-// so [Source.Chunks] fetches the union's rows once, afterwards.
-var idFields = []string{"chunkId"}
-
-// getIDs runs a chunk query asking for ids alone and returns them with
-// the hits' scores and distances.
-func (s *Source) getIDs(ctx context.Context, q weaviate.Query) ([]int64, []weaviate.Hit, error) {
-	q.Class, q.Tenant, q.Fields = s.chunk, s.tenant, idFields
-	hits, err := s.c.Get(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := make([]int64, len(hits))
-	for i, h := range hits {
-		var id string
-		if err := json.Unmarshal(h.Props["chunkId"], &id); err != nil {
-			return nil, nil, fmt.Errorf("chunk object %s: %v", h.ID, err)
-		}
-		if ids[i], err = strconv.ParseInt(id, 10, 64); err != nil {
-			return nil, nil, fmt.Errorf("chunk object %s: chunkId %q", h.ID, id)
-		}
-	}
-	return ids, hits, nil
-}
-
 // Chunks returns the rows of ids, from memory when a query returned them.
-// After a TopK, the rows it fetches (and the known rows not yet scored)
-// come from a vector search for TopK's query restricted to them, so the
-// same request scores them for [Source.Cosines].
 func (s *Source) Chunks(ctx context.Context, ids []int64) ([]store.ChunkRow, error) {
 	out := make([]store.ChunkRow, 0, len(ids))
 	var missing []int64
 	s.mu.Lock()
-	q := s.lastQ
-	var sims map[int64]float64
-	if q != nil {
-		sims = s.simsFor(q, false)
-	}
 	for _, id := range ids {
-		r, ok := s.rows[id]
-		_, scored := sims[id]
-		switch {
-		case !ok:
-			missing = append(missing, id)
-		case q != nil && !scored:
-			missing = append(missing, id)
-		default:
+		if r, ok := s.rows[id]; ok {
 			out = append(out, r)
+		} else {
+			missing = append(missing, id)
 		}
 	}
 	s.mu.Unlock()
 	for b := range slices.Chunk(missing, maxIDs) {
 		f := idsFilter("chunkId", b)
-		wq := weaviate.Query{Where: &f, Limit: len(b)}
-		if q != nil {
-			wq.NearVector = &weaviate.NearVector{Vector: q}
-		}
-		rows, hits, err := s.get(ctx, wq)
+		rows, _, err := s.get(ctx, weaviate.Query{Where: &f, Limit: len(b)})
 		if err != nil {
 			return nil, err
-		}
-		if q != nil {
-			got := make([]int64, len(rows))
-			for i := range rows {
-				got[i] = rows[i].ID
-			}
-			s.remember(q, got, hits)
 		}
 		out = append(out, rows...)
 	}
@@ -347,13 +261,13 @@ func (s *Source) SearchBM25(ctx context.Context, q store.BM25Query) ([]store.Hit
 		f := weaviate.And(where...)
 		wq.Where = &f
 	}
-	ids, hits, err := s.getIDs(ctx, wq)
+	rows, hits, err := s.get(ctx, wq)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.Hit, len(ids))
-	for i, id := range ids {
-		out[i] = store.Hit{ChunkID: id, Score: hits[i].Score}
+	out := make([]store.Hit, len(rows))
+	for i := range rows {
+		out[i] = store.Hit{ChunkID: rows[i].ID, Score: hits[i].Score}
 	}
 	slices.SortStableFunc(out, func(a, b store.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID))
@@ -468,40 +382,42 @@ func (s *Source) ChunkAtLine(ctx context.Context, fileID int64, line int) (int64
 	return rows[0].ID, nil
 }
 
-// TopK runs Weaviate's vector search (cosine distance d; similarity
-// 1-d), asking for ids alone; it remembers q and the similarities, for
-// [Source.Chunks] and [Source.Cosines].
+// TopK runs Weaviate's vector search (cosine distance d; similarity 1-d).
 func (s *Source) TopK(ctx context.Context, q []float32, k int) ([]int64, []float64, error) {
-	ids, hits, err := s.getIDs(ctx, weaviate.Query{NearVector: &weaviate.NearVector{Vector: q}, Limit: k})
+	rows, hits, err := s.get(ctx, weaviate.Query{NearVector: &weaviate.NearVector{Vector: q}, Limit: k})
 	if err != nil {
 		return nil, nil, err
 	}
-	sims := make([]float64, len(ids))
-	for i := range ids {
-		sims[i] = 1 - hits[i].Distance
+	ids := make([]int64, len(rows))
+	sims := make([]float64, len(rows))
+	near := make(map[int64]float64, len(rows))
+	for i := range rows {
+		ids[i], sims[i] = rows[i].ID, 1-hits[i].Distance
+		near[ids[i]] = sims[i]
 	}
-	s.remember(q, ids, hits)
 	s.mu.Lock()
-	s.lastQ = slices.Clone(q)
+	s.nearQ, s.near = slices.Clone(q), near
 	s.mu.Unlock()
 	return ids, sims, nil
 }
 
 // Cosines scores the chunks ids by a vector search restricted to them,
-// asking only for their ids (their rows are already known). Chunks a
-// TopK or Chunks already scored for q keep that similarity (the server
-// computes both with the same distance function on the same vectors), so
-// only the others are asked for; none left, no request.
+// asking only for their ids (their rows are already known). The chunks
+// the last TopK for q returned keep the similarity it gave them (the
+// server computes both with the same distance function on the same
+// vectors), so only the others are asked for; none left, no request.
 func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float64, error) {
 	sim := make(map[int64]float64, len(ids))
-	ask := make([]int64, 0, len(ids))
+	ask := ids
 	s.mu.Lock()
-	known := s.simsFor(q, false)
-	for _, id := range ids {
-		if v, ok := known[id]; ok {
-			sim[id] = v
-		} else {
-			ask = append(ask, id)
+	if s.near != nil && slices.Equal(q, s.nearQ) {
+		ask = make([]int64, 0, len(ids))
+		for _, id := range ids {
+			if v, ok := s.near[id]; ok {
+				sim[id] = v
+			} else {
+				ask = append(ask, id)
+			}
 		}
 	}
 	s.mu.Unlock()

@@ -19,17 +19,16 @@ import (
 
 // fakeChunks is a Weaviate stand-in holding chunks 1..9, chunk i at
 // cosine distance i/10 from any query vector. It answers a GraphQL Get
-// on the chunk class with the chunks its chunkId filter names (all when
-// there is none), with exactly the fields asked for, and records each
-// query's text.
+// on the chunk class with the chunks its chunkId filter names (the first
+// limit when there is none) and records each query's text.
 type fakeChunks struct {
 	mu      sync.Mutex // guards queries
 	queries []string
 }
 
 var (
-	idsRE    = regexp.MustCompile(`valueText:\[([^\]]*)\]`)
-	fieldsRE = regexp.MustCompile(`\)\{(.*) _additional\{`)
+	idsRE   = regexp.MustCompile(`valueText:\[([^\]]*)\]`)
+	limitRE = regexp.MustCompile(`limit:(\d+)`)
 )
 
 func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,30 +38,26 @@ func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.queries = append(f.queries, body.Query)
 	f.mu.Unlock()
-	ids := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	var ids []int
 	if m := idsRE.FindStringSubmatch(body.Query); m != nil {
-		ids = nil
 		for _, s := range strings.Split(m[1], ",") {
 			var id int
 			fmt.Sscanf(strings.Trim(s, `\"`), "%d", &id)
 			ids = append(ids, id)
 		}
+	} else {
+		var n int
+		fmt.Sscan(limitRE.FindStringSubmatch(body.Query)[1], &n)
+		for i := 1; i <= min(n, 9); i++ {
+			ids = append(ids, i)
+		}
 	}
-	fields := strings.Fields(fieldsRE.FindStringSubmatch(body.Query)[1])
 	var rows []map[string]any
 	for _, id := range ids {
-		row := map[string]any{"_additional": map[string]any{"id": fmt.Sprint(id), "distance": float64(id) / 10, "score": fmt.Sprint(10 - id)}}
-		for _, p := range fields {
-			switch p {
-			case "chunkId", "fileId":
-				row[p] = fmt.Sprint(id)
-			case "path":
-				row[p] = fmt.Sprintf("f%d.go", id)
-			case "startLine", "endLine":
-				row[p] = id
-			}
-		}
-		rows = append(rows, row)
+		rows = append(rows, map[string]any{
+			"_additional": map[string]any{"id": fmt.Sprint(id), "distance": float64(id) / 10},
+			"chunkId":     fmt.Sprint(id), "fileId": fmt.Sprint(id), "path": fmt.Sprintf("f%d.go", id),
+		})
 	}
 	out, _ := json.Marshal(map[string]any{"data": map[string]any{"Get": map[string]any{"TChunk": rows}}})
 	w.Header().Set("Content-Type", "application/json")
@@ -77,10 +72,10 @@ func (f *fakeChunks) take() []string {
 	return q
 }
 
-// TestRecallThenRows: recall queries ask for ids alone; Chunks then
-// fetches the rows it lacks in one vector search for TopK's query, which
-// also scores them, so Cosines for that query sends nothing.
-func TestRecallThenRows(t *testing.T) {
+// TestCosinesAfterTopK: the chunks TopK returned keep its similarities,
+// so Cosines for the same vector asks only for the others, and nothing
+// when none is left; another vector is asked for in full.
+func TestCosinesAfterTopK(t *testing.T) {
 	f := &fakeChunks{}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
@@ -92,52 +87,33 @@ func TestRecallThenRows(t *testing.T) {
 	ctx := t.Context()
 	q := []float32{1, 0}
 
-	hits, err := s.SearchBM25(ctx, store.BM25Query{Terms: []string{"x"}, Limit: 3})
-	if err != nil || len(hits) != 9 {
-		t.Fatalf("SearchBM25 = %v, %v; want 9 hits", hits, err)
-	}
 	ids, sims, err := s.TopK(ctx, q, 3)
-	if err != nil || len(ids) != 9 || sims[0] != 0.9 {
+	if err != nil || !cmp.Equal(ids, []int64{1, 2, 3}) || !cmp.Equal(sims, []float64{0.9, 0.8, 0.7}) {
 		t.Fatalf("TopK = %v, %v, %v", ids, sims, err)
 	}
-	for _, text := range f.take() {
-		if !strings.Contains(text, "){chunkId _additional{") {
-			t.Errorf("a recall query asked for more than ids: %s", text)
-		}
-	}
+	f.take()
 
-	rows, err := s.Chunks(ctx, []int64{2, 4})
+	got, err := s.Cosines(ctx, q, []int64{3, 5, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.take(); len(got) != 1 || !strings.Contains(got[0], "nearVector") || !strings.Contains(got[0], " path ") {
-		t.Errorf("Chunks sent %q, want one vector search asking for rows", got)
-	}
-	if len(rows) != 2 || rows[0].Path != "f2.go" || rows[1].Path != "f4.go" {
-		t.Errorf("Chunks = %+v", rows)
-	}
-
-	got, err := s.Cosines(ctx, q, []int64{4, 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]float64{0.6, 0.8}, got); diff != "" {
+	if diff := cmp.Diff([]float64{0.7, 0.5, 0.9}, got); diff != "" {
 		t.Errorf("Cosines (-want +got):\n%s", diff)
 	}
-	if sent := f.take(); len(sent) != 0 {
-		t.Errorf("Cosines of scored chunks sent %q", sent)
+	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["5"]`) {
+		t.Errorf("Cosines sent %q, want one request naming chunk 5 alone", sent)
 	}
-	// Rows already held are not fetched again; another vector is asked for.
-	if _, err := s.Chunks(ctx, []int64{2}); err != nil {
+	if _, err := s.Cosines(ctx, q, []int64{2, 1}); err != nil {
 		t.Fatal(err)
 	}
 	if sent := f.take(); len(sent) != 0 {
-		t.Errorf("Chunks of held rows sent %q", sent)
+		t.Errorf("Cosines of chunks TopK scored sent %q", sent)
 	}
-	if _, err := s.Cosines(ctx, []float32{0, 1}, []int64{2}); err != nil {
+	got, err = s.Cosines(ctx, []float32{0, 1}, []int64{2, 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if sent := f.take(); len(sent) != 1 {
-		t.Errorf("Cosines for another vector sent %d requests, want 1", len(sent))
+	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["2","1"]`) || !cmp.Equal(got, []float64{0.8, 0.9}) {
+		t.Errorf("Cosines for another vector sent %q, got %v; want one request naming both", sent, got)
 	}
 }
