@@ -35,6 +35,11 @@ type Source struct {
 	mu     sync.Mutex
 	rows   map[int64]store.ChunkRow
 	hashes map[string]string // path → content hash (hex SHA-256) of the rows seen
+	// nearQ and near are the query vector of the last TopK and the
+	// similarities it returned, by chunk id: Cosines for that vector asks
+	// the server only for the other chunks.
+	nearQ []float32
+	near  map[int64]float64
 
 	// Degraded says what the source could not do and did without (the
 	// document frequencies when a count failed); empty when nothing.
@@ -385,17 +390,38 @@ func (s *Source) TopK(ctx context.Context, q []float32, k int) ([]int64, []float
 	}
 	ids := make([]int64, len(rows))
 	sims := make([]float64, len(rows))
+	near := make(map[int64]float64, len(rows))
 	for i := range rows {
 		ids[i], sims[i] = rows[i].ID, 1-hits[i].Distance
+		near[ids[i]] = sims[i]
 	}
+	s.mu.Lock()
+	s.nearQ, s.near = slices.Clone(q), near
+	s.mu.Unlock()
 	return ids, sims, nil
 }
 
 // Cosines scores the chunks ids by a vector search restricted to them,
-// asking only for their ids (their rows are already known).
+// asking only for their ids (their rows are already known). The chunks
+// the last TopK for q returned keep the similarity it gave them (the
+// server computes both with the same distance function on the same
+// vectors), so only the others are asked for; none left, no request.
 func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float64, error) {
 	sim := make(map[int64]float64, len(ids))
-	for b := range slices.Chunk(ids, maxIDs) {
+	ask := ids
+	s.mu.Lock()
+	if s.near != nil && slices.Equal(q, s.nearQ) {
+		ask = make([]int64, 0, len(ids))
+		for _, id := range ids {
+			if v, ok := s.near[id]; ok {
+				sim[id] = v
+			} else {
+				ask = append(ask, id)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for b := range slices.Chunk(ask, maxIDs) {
 		f := idsFilter("chunkId", b)
 		hits, err := s.c.Get(ctx, weaviate.Query{Class: s.chunk, Tenant: s.tenant, Fields: []string{"chunkId"}, NearVector: &weaviate.NearVector{Vector: q}, Where: &f, Limit: len(b)})
 		if err != nil {

@@ -1,0 +1,119 @@
+package wvstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctx-dev/ctx/internal/store"
+	"github.com/ctx-dev/ctx/internal/weaviate"
+)
+
+// fakeChunks is a Weaviate stand-in holding chunks 1..9, chunk i at
+// cosine distance i/10 from any query vector. It answers a GraphQL Get
+// on the chunk class with the chunks its chunkId filter names (the first
+// limit when there is none) and records each query's text.
+type fakeChunks struct {
+	mu      sync.Mutex // guards queries
+	queries []string
+}
+
+var (
+	idsRE   = regexp.MustCompile(`valueText:\[([^\]]*)\]`)
+	limitRE = regexp.MustCompile(`limit:(\d+)`)
+)
+
+func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var body struct{ Query string }
+	json.Unmarshal(raw, &body)
+	f.mu.Lock()
+	f.queries = append(f.queries, body.Query)
+	f.mu.Unlock()
+	var ids []int
+	if m := idsRE.FindStringSubmatch(body.Query); m != nil {
+		for _, s := range strings.Split(m[1], ",") {
+			var id int
+			fmt.Sscanf(strings.Trim(s, `\"`), "%d", &id)
+			ids = append(ids, id)
+		}
+	} else {
+		var n int
+		fmt.Sscan(limitRE.FindStringSubmatch(body.Query)[1], &n)
+		for i := 1; i <= min(n, 9); i++ {
+			ids = append(ids, i)
+		}
+	}
+	var rows []map[string]any
+	for _, id := range ids {
+		rows = append(rows, map[string]any{
+			"_additional": map[string]any{"id": fmt.Sprint(id), "distance": float64(id) / 10},
+			"chunkId":     fmt.Sprint(id), "fileId": fmt.Sprint(id), "path": fmt.Sprintf("f%d.go", id),
+		})
+	}
+	out, _ := json.Marshal(map[string]any{"data": map[string]any{"Get": map[string]any{"TChunk": rows}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}
+
+func (f *fakeChunks) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q := f.queries
+	f.queries = nil
+	return q
+}
+
+// TestCosinesAfterTopK: the chunks TopK returned keep its similarities,
+// so Cosines for the same vector asks only for the others, and nothing
+// when none is left; another vector is asked for in full.
+func TestCosinesAfterTopK(t *testing.T) {
+	f := &fakeChunks{}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	c, err := weaviate.New(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}}
+	ctx := t.Context()
+	q := []float32{1, 0}
+
+	ids, sims, err := s.TopK(ctx, q, 3)
+	if err != nil || !cmp.Equal(ids, []int64{1, 2, 3}) || !cmp.Equal(sims, []float64{0.9, 0.8, 0.7}) {
+		t.Fatalf("TopK = %v, %v, %v", ids, sims, err)
+	}
+	f.take()
+
+	got, err := s.Cosines(ctx, q, []int64{3, 5, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]float64{0.7, 0.5, 0.9}, got); diff != "" {
+		t.Errorf("Cosines (-want +got):\n%s", diff)
+	}
+	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["5"]`) {
+		t.Errorf("Cosines sent %q, want one request naming chunk 5 alone", sent)
+	}
+	if _, err := s.Cosines(ctx, q, []int64{2, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if sent := f.take(); len(sent) != 0 {
+		t.Errorf("Cosines of chunks TopK scored sent %q", sent)
+	}
+	got, err = s.Cosines(ctx, []float32{0, 1}, []int64{2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["2","1"]`) || !cmp.Equal(got, []float64{0.8, 0.9}) {
+		t.Errorf("Cosines for another vector sent %q, got %v; want one request naming both", sent, got)
+	}
+}
