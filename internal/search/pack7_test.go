@@ -1,0 +1,47 @@
+package search
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestPackRowRoundTrip(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dims := range []int{1, 7, 8, 9, 63, 64, 65, 200, 256, 300} {
+		q := make([]int8, dims)
+		for j := range q {
+			q[j] = int8(rng.IntN(255) - 127)
+		}
+		// The extremes and zero at fixed places.
+		q[0] = -127
+		if dims > 2 {
+			q[1], q[2] = 127, 0
+		}
+		signs := make([]uint64, (dims+63)/64)
+		setSigns(signs, q)
+		packed := make([]byte, packedRowBytes(dims))
+		packRow(packed, q)
+		got := make([]int8, dims)
+		unpackRow(got, packed, signs)
+		if !slices.Equal(got, q) {
+			t.Errorf("dims %d: unpacked %v, want %v", dims, got, q)
+		}
+	}
+}
+
+func TestPackRowClampsMinus128(t *testing.T) {
+	t.Parallel()
+	q := []int8{-128, 5, -128, 0, 1, 2, 3, 4, -128}
+	signs := make([]uint64, 1)
+	setSigns(signs, q)
+	packed := make([]byte, packedRowBytes(len(q)))
+	packRow(packed, q)
+	got := make([]int8, len(q))
+	unpackRow(got, packed, signs)
+	want := []int8{-127, 5, -127, 0, 1, 2, 3, 4, -127}
+	if !slices.Equal(got, want) {
+		t.Errorf("unpacked %v, want %v", got, want)
+	}
+}
