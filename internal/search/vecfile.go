@@ -42,8 +42,9 @@ import (
 // per-row sections in side files: writing never holds the vectors in
 // memory (version 2 put the rows last, after sections only known at the
 // end). 256 dimensions take 268 bytes a chunk: 28.6 MB for the 106,596
-// chunks of GOROOT/src (version 4 stored whole int8 rows: 300 bytes). A file of another version, generation, dimension
-// count or model identity is ignored and rewritten.
+// chunks of GOROOT/src (version 4 stored whole int8 rows: 300 bytes, 32.0
+// MB). A file of another version, generation, dimension count or model
+// identity is ignored and rewritten.
 //
 // The file id is a random nonzero number drawn for each file written: the
 // store records the id of the file whose rows it folded (deleted from
