@@ -2,6 +2,7 @@ package search
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -43,5 +44,32 @@ func TestPackRowClampsMinus128(t *testing.T) {
 	want := []int8{-127, 5, -127, 0, 1, 2, 3, 4, -127}
 	if !slices.Equal(got, want) {
 		t.Errorf("unpacked %v, want %v", got, want)
+	}
+}
+
+func TestVectorFileRowAndHas(t *testing.T) {
+	t.Parallel()
+	r, _ := clusteredRows(rand.New(rand.NewPCG(9, 1)), 40, 64)
+	v := r.quantised()
+	path := filepath.Join(t.TempDir(), "x.db.vec")
+	if err := WriteVectorFile(path, "m", v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadVectorFile(path, "m", 64, v.Generation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range v.ids {
+		q, scale, ok := got.Row(id)
+		if !ok || !got.Has(id) {
+			t.Fatalf("chunk %d: Row ok %v, Has %v; want both true", id, ok, got.Has(id))
+		}
+		if want := v.rows[i*64 : (i+1)*64]; !slices.Equal(q, want) || scale != v.scales[i] {
+			t.Errorf("chunk %d: Row = %v, %v; want %v, %v", id, q, scale, want, v.scales[i])
+		}
+	}
+	missing := v.ids[len(v.ids)-1] + 1
+	if _, _, ok := got.Row(missing); ok || got.Has(missing) {
+		t.Errorf("chunk %d (not written): Row or Has reports a row", missing)
 	}
 }

@@ -184,6 +184,13 @@ func (v *Vectors) Row(id int64) (q []int8, scale float32, ok bool) {
 	return v.row(i, make([]int8, v.dims)), v.scales[i], true
 }
 
+// Has reports whether v holds a row for chunk id (as [Vectors.Row] does,
+// without unpacking it).
+func (v *Vectors) Has(id int64) bool {
+	_, ok := slices.BinarySearch(v.ids, id)
+	return ok
+}
+
 // row returns row i's int8 elements: a view of v.rows, or for a vector
 // file's packed rows their unpacking into buf (v.dims long).
 func (v *Vectors) row(i int, buf []int8) []int8 {
