@@ -1,6 +1,9 @@
 package search
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // A vector file stores each int8 row as 7-bit magnitudes: the row's sign
 // bits, which the file holds anyway for the Hamming scan, give each
@@ -19,11 +22,20 @@ func packedRowBytes(dims int) int { return (7*dims + 7) / 8 }
 // -127.
 func packRow(dst []byte, q []int8) {
 	clear(dst)
-	for j, e := range q {
-		m := int(e)
-		if m < 0 {
-			m = min(-m, 127)
+	j := 0
+	// Eight elements a step fill 7 bytes.
+	for ; j+8 <= len(q); j += 8 {
+		var x uint64
+		for k, e := range q[j : j+8 : j+8] {
+			x |= uint64(magnitude(e)) << (7 * k)
 		}
+		off := 7 * j / 8
+		for k := range 7 {
+			dst[off+k] = byte(x >> (8 * k))
+		}
+	}
+	for ; j < len(q); j++ {
+		m := magnitude(q[j])
 		pos := 7 * j
 		dst[pos/8] |= byte(m << (pos % 8))
 		if pos%8 > 1 {
@@ -32,12 +44,25 @@ func packRow(dst []byte, q []int8) {
 	}
 }
 
+// magnitude is |e| capped at 127.
+func magnitude(e int8) int {
+	m := int(e)
+	if m < 0 {
+		m = min(-m, 127)
+	}
+	return m
+}
+
 // unpackRow writes into dst (len(dst) elements) the row that src (packed
 // by packRow) and its sign bits signs hold.
 func unpackRow(dst []int8, src []byte, signs []uint64) {
 	j := 0
 	// Eight elements a step: their magnitudes are the 56 bits at byte
 	// 7·j/8, their signs 8 bits of one sign word (j is a multiple of 8).
+	// The magnitudes are spread to one a byte in three shifts, and the
+	// bytes whose sign bit is clear negated all at once: a byte b ≤ 127
+	// is negated by (0x80 - b) ^ 0x80, which never borrows from its
+	// neighbour.
 	for ; j+8 <= len(dst); j += 8 {
 		off := 7 * j / 8
 		var x uint64
@@ -48,13 +73,14 @@ func unpackRow(dst []int8, src []byte, signs []uint64) {
 				x = x<<8 | uint64(src[off+k])
 			}
 		}
-		sw := signs[j/64] >> (j % 64)
-		d := dst[j : j+8 : j+8]
-		for k := range d {
-			m := int8(x >> (7 * k) & 127)
-			neg := int8(sw>>k&1) - 1 // 0 when the sign bit is set, else -1
-			d[k] = (m ^ neg) - neg
-		}
+		x = x&0x000000000FFFFFFF | x&0x00FFFFFFF0000000<<4
+		x = x&0x00003FFF00003FFF | x&0x0FFFC0000FFFC000<<2
+		x = x&0x007F007F007F007F | x&0x3F803F803F803F80<<1
+		const high = 0x8080808080808080
+		neg := (high - x) ^ high
+		pos := signBytes[byte(signs[j/64]>>(j%64))]
+		y := x&pos | neg&^pos
+		binary.LittleEndian.PutUint64(unsafe.Slice((*byte)(unsafe.Pointer(&dst[j])), 8), y)
 	}
 	for ; j < len(dst); j++ {
 		pos := 7 * j
@@ -69,3 +95,15 @@ func unpackRow(dst []int8, src []byte, signs []uint64) {
 		dst[j] = m
 	}
 }
+
+// signBytes maps 8 sign bits to 8 bytes: byte k is 0xff when bit k is set.
+var signBytes = func() (t [256]uint64) {
+	for s := range t {
+		for k := range 8 {
+			if s>>k&1 == 1 {
+				t[s] |= 0xff << (8 * k)
+			}
+		}
+	}
+	return t
+}()

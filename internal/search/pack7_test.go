@@ -73,3 +73,35 @@ func TestVectorFileRowAndHas(t *testing.T) {
 		t.Errorf("chunk %d (not written): Row or Has reports a row", missing)
 	}
 }
+
+// BenchmarkUnpackRow is the cost a rescored row of a vector file adds:
+//
+//	go test -run='^$' -bench='PackRow' -count=5 ./internal/search
+func BenchmarkUnpackRow(b *testing.B) {
+	q, signs, packed := benchPackedRow()
+	dst := make([]int8, len(q))
+	for b.Loop() {
+		unpackRow(dst, packed, signs)
+	}
+}
+
+// BenchmarkPackRow is what writing a row of a vector file adds.
+func BenchmarkPackRow(b *testing.B) {
+	q, _, packed := benchPackedRow()
+	for b.Loop() {
+		packRow(packed, q)
+	}
+}
+
+func benchPackedRow() ([]int8, []uint64, []byte) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	q := make([]int8, 256)
+	for j := range q {
+		q[j] = int8(rng.IntN(255) - 127)
+	}
+	signs := make([]uint64, 4)
+	setSigns(signs, q)
+	packed := make([]byte, packedRowBytes(len(q)))
+	packRow(packed, q)
+	return q, signs, packed
+}
