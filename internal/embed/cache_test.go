@@ -11,9 +11,9 @@ func TestCacheKey(t *testing.T) {
 	t.Parallel()
 	m := embed.Model{Provider: "ollama", Name: "nomic-embed-text", Dims: 768}
 	got := embed.CacheKey(m, "func main() {}")
-	want := sha256.Sum256([]byte("ollama/nomic-embed-text@768\x00func main() {}"))
-	if got != want {
-		t.Errorf("CacheKey = %x, want %x", got, want)
+	sum := sha256.Sum256([]byte("ollama/nomic-embed-text@768\x00func main() {}"))
+	if want := [embed.KeyBytes]byte(sum[:embed.KeyBytes]); got != want {
+		t.Errorf("CacheKey = %x, want the first %d bytes of %x", got, embed.KeyBytes, sum)
 	}
 
 	distinct := []struct {

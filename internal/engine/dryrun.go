@@ -273,7 +273,7 @@ func (e *Engine) estimateFile(ctx context.Context, f discover.File, stored map[s
 		return r, nil
 	}
 	m := e.emb.Model()
-	queued := map[[32]byte]bool{}
+	queued := map[[embed.KeyBytes]byte]bool{}
 	var send []string
 	for _, c := range cf.Chunks {
 		text := index.EmbedText(f.Path, c, string(src[c.StartByte:c.EndByte]))

@@ -448,8 +448,7 @@ func (e *Engine) repairVectors(ctx context.Context, db *store.DB) error {
 		if berr != nil {
 			return false
 		}
-		_, _, ok := base.Row(id)
-		return ok
+		return base.Has(id)
 	}
 	var ids []int64
 	seen := map[int64]bool{}

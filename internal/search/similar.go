@@ -16,13 +16,14 @@ func (v *Vectors) Similarities(q []float32, ids []int64) []float64 {
 		return out
 	}
 	find := v.rowOf()
+	buf := make([]int8, v.dims)
 	for i, id := range ids {
 		r, ok := find(id)
 		if !ok {
 			continue
 		}
 		var s float32
-		x := v.rows[r*v.dims : (r+1)*v.dims]
+		x := v.row(r, buf)
 		for j, e := range x {
 			s += q[j] * float32(e)
 		}

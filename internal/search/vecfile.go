@@ -22,27 +22,29 @@ import (
 // The vector file is a derived cache of an index's embeddings (DESIGN:
 // storage invariant 1), so a query process maps one flat file instead of
 // decoding every vector from SQLite, and touches only the parts a search
-// reads: all sign bits, and the int8 rows it rescores. Layout, version 4,
+// reads: all sign bits, and the int8 rows it rescores. Layout, version 5,
 // little-endian, every section starting at a multiple of 8 bytes:
 //
-//	magic "CTXVEC4\n"                        8 bytes
+//	magic "CTXVEC5\n"                        8 bytes
 //	generation, dims, count, model length,   5 × int64
 //	file id
-//	rows                                     count × dims × int8, zero-padded to 8
+//	rows                                     count × ⌈7·dims/8⌉ bytes, zero-padded to 8
 //	ids                                      count × int64
 //	scales                                   count × float32, zero-padded to 8
 //	sign bits                                count × ⌈dims/64⌉ × uint64
 //	weights                                  dims × float32, zero-padded to 8
 //	model identity (UTF-8)                   zero-padded to a multiple of 8
 //
-// (see [Vectors] for what each holds). Every section's offset follows from
+// (see [Vectors] for what each holds; a row's int8 elements are stored as
+// 7-bit magnitudes whose signs are its sign bits, pack7.go). Every section's offset follows from
 // the fixed-size header, and the rows come first, so a writer streams the
 // rows straight to the file as it reads them and keeps the small
 // per-row sections in side files: writing never holds the vectors in
 // memory (version 2 put the rows last, after sections only known at the
-// end). 256 dimensions take 300 bytes a chunk: 32 MB for the 106,587
-// chunks of GOROOT/src. A file of another version, generation, dimension
-// count or model identity is ignored and rewritten.
+// end). 256 dimensions take 268 bytes a chunk: 28.6 MB for the 106,596
+// chunks of GOROOT/src (version 4 stored whole int8 rows: 300 bytes, 32.0
+// MB). A file of another version, generation, dimension count or model
+// identity is ignored and rewritten.
 //
 // The file id is a random nonzero number drawn for each file written: the
 // store records the id of the file whose rows it folded (deleted from
@@ -56,11 +58,12 @@ import (
 // changes, so a file of the same index (model identity) holds the right
 // row for every chunk id it lists, whatever its generation.
 const (
-	vecMagic   = "CTXVEC4\n"
+	vecMagic   = "CTXVEC5\n"
 	vecHeader  = 8 + 5*8
 	vecMagicV1 = "CTXVEC1\n" // float32 rows; read as stale
 	vecMagicV2 = "CTXVEC2\n" // rows last; read as stale
 	vecMagicV3 = "CTXVEC3\n" // no file id; read as stale
+	vecMagicV4 = "CTXVEC4\n" // whole int8 rows; read as stale
 	// maxVecDims and maxVecCount bound a header's claims so that size
 	// arithmetic cannot overflow.
 	maxVecDims, maxVecCount = 1 << 20, 1 << 36
@@ -198,13 +201,14 @@ type vecFileWriter struct {
 	sideFiles  [3]*os.File // ids, scales, sign bits
 	sideW      [3]*fileWriter
 	q          []int8   // scratch row
+	packed     []byte   // scratch packed row
 	signs      []uint64 // scratch sign bits
 	weights    *weightSums
 	err        error
 }
 
 func newVecFileWriter(path string, dims, expect int) (*vecFileWriter, error) {
-	w := &vecFileWriter{path: path, dims: dims, step: weightStep(expect), q: make([]int8, dims),
+	w := &vecFileWriter{path: path, dims: dims, step: weightStep(expect), q: make([]int8, dims), packed: make([]byte, packedRowBytes(dims)),
 		signs: make([]uint64, (dims+63)/64), weights: newWeightSums(dims)}
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	f, err := os.CreateTemp(dir, base+".tmp*")
@@ -238,9 +242,8 @@ func (w *vecFileWriter) addBlob(id int64, blob []byte) error {
 // addInt8 appends the row of id: its int8 elements q (dims of them) and
 // scale.
 func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
-	if len(q) > 0 {
-		w.main.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q)))
-	}
+	packRow(w.packed, q)
+	w.main.bytes(w.packed)
 	w.sideW[0].u64(uint64(id))
 	w.sideW[1].u32(math.Float32bits(scale))
 	setSigns(w.signs, q)
@@ -447,7 +450,7 @@ func readVectorFile(path, model string, dims int, generation int64) (*Vectors, e
 // parseVectorFile returns the Vectors that b holds, viewing b where it can.
 func parseVectorFile(b []byte, path, model string, dims int, generation int64) (*Vectors, error) {
 	bad := func(what string) error { return fmt.Errorf("reading vector file %s: %s", path, what) }
-	for _, old := range []string{vecMagicV1, vecMagicV2, vecMagicV3} {
+	for _, old := range []string{vecMagicV1, vecMagicV2, vecMagicV3, vecMagicV4} {
 		if len(b) >= len(old) && string(b[:len(old)]) == old {
 			return nil, ErrStaleVectorFile
 		}
@@ -469,7 +472,8 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		return nil, bad("corrupt header")
 	}
 	words := (d + 63) / 64
-	size := int64(off) + align8(n*d) + 8*n + align8(4*n) + 8*n*words + align8(4*d) + align8(ml)
+	pb := int64(packedRowBytes(int(d)))
+	size := int64(off) + align8(n*pb) + 8*n + align8(4*n) + 8*n*words + align8(4*d) + align8(ml)
 	if int64(len(b)) != size {
 		return nil, bad(fmt.Sprintf("%d bytes, want %d from its header", len(b), size))
 	}
@@ -479,9 +483,7 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		return s
 	}
 	v := &Vectors{Generation: gen, FileID: fid, dims: dims, words: int(words)}
-	if rows := take(n * d); len(rows) > 0 {
-		v.rows = unsafe.Slice((*int8)(unsafe.Pointer(&rows[0])), len(rows))
-	}
+	v.packed = take(n * pb)
 	v.ids = view(take(8*n), int(n), int64LE)
 	v.scales = view(take(4*n), int(n), float32LE)
 	v.signs = view(take(8*n*words), int(n*words), binary.LittleEndian.Uint64)

@@ -19,12 +19,15 @@ import (
 // rebuilt when the index generation changes. Each row is held three ways:
 //
 //   - int8 elements with one float32 scale (element j of row i is about
-//     rows[i*dims+j]·scales[i]; see [embed.Quantize]), dims+4 bytes a row;
+//     rows[i*dims+j]·scales[i]; see [embed.Quantize]), dims+4 bytes a row
+//     (in a vector file, 7-bit magnitudes whose signs are the sign bits:
+//     ⌈7·dims/8⌉+4 bytes);
 //   - one sign bit per dimension (set when the int8 element is > 0),
 //     8·⌈dims/64⌉ bytes a row;
 //   - its chunk id, 8 bytes.
 //
-// 256 dimensions take 300 bytes a row, against 1032 as float32 with ids.
+// 256 dimensions take 300 bytes a row in memory and 268 in a vector file,
+// against 1032 as float32 with ids.
 // A Vectors read by [ReadVectorFile] may be a view of a memory-mapped file;
 // it is safe for concurrent use by multiple goroutines.
 type Vectors struct {
@@ -42,7 +45,11 @@ type Vectors struct {
 	ids    []int64   // row → chunk id
 	scales []float32 // row → scale of its int8 elements
 	signs  []uint64  // row i's sign bits at [i*words, (i+1)*words)
-	rows   []int8    // len(ids)*dims int8 elements, row-major
+	rows   []int8    // len(ids)*dims int8 elements, row-major; nil when packed
+	// packed holds a vector file's rows instead, as 7-bit magnitudes
+	// whose signs are the sign bits (pack7.go), packedRowBytes(dims)
+	// bytes a row; nil for rows in memory. Read rows through [Vectors.row].
+	packed []byte
 	// weights holds, per dimension, the mean of the row elements > 0
 	// minus the mean of those ≤ 0 (each 0 when there are none): the gap
 	// between what a set and a clear sign bit stand for, which the sign
@@ -146,6 +153,7 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 	}
 	out := newVectors(ver.Content, v.dims, len(live))
 	out.IndexID = v.IndexID
+	buf := make([]int8, v.dims)
 	for i, id := range v.ids {
 		if _, ok := slices.BinarySearch(live, id); !ok {
 			continue
@@ -153,7 +161,7 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 		out.ids = append(out.ids, id)
 		out.scales = append(out.scales, v.scales[i])
 		out.signs = append(out.signs, v.signs[i*v.words:(i+1)*v.words]...)
-		out.rows = append(out.rows, v.rows[i*v.dims:(i+1)*v.dims]...)
+		out.rows = append(out.rows, v.row(i, buf)...)
 	}
 	for _, a := range added {
 		if err := out.addBlob(a.id, a.blob); err != nil {
@@ -164,15 +172,35 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 	return out, ver, nil
 }
 
-// Row returns chunk id's int8 elements (a view, not a copy) and scale,
-// and ok false when v holds no row for it. It relies on v's ids being
+// Row returns chunk id's int8 elements (a view of rows in memory, a
+// fresh copy of a vector file's packed row) and scale, and ok false when
+// v holds no row for it. It relies on v's ids being
 // ascending, as every writer and reader of vectors keeps them.
 func (v *Vectors) Row(id int64) (q []int8, scale float32, ok bool) {
 	i, ok := slices.BinarySearch(v.ids, id)
 	if !ok {
 		return nil, 0, false
 	}
-	return v.rows[i*v.dims : (i+1)*v.dims], v.scales[i], true
+	return v.row(i, make([]int8, v.dims)), v.scales[i], true
+}
+
+// Has reports whether v holds a row for chunk id (as [Vectors.Row] does,
+// without unpacking it).
+func (v *Vectors) Has(id int64) bool {
+	_, ok := slices.BinarySearch(v.ids, id)
+	return ok
+}
+
+// row returns row i's int8 elements: a view of v.rows, or for a vector
+// file's packed rows their unpacking into buf (v.dims long).
+func (v *Vectors) row(i int, buf []int8) []int8 {
+	if v.packed == nil {
+		return v.rows[i*v.dims : (i+1)*v.dims]
+	}
+	pb := packedRowBytes(v.dims)
+	buf = buf[:v.dims]
+	unpackRow(buf, v.packed[i*pb:(i+1)*pb], v.signs[i*v.words:(i+1)*v.words])
+	return buf
 }
 
 // newVectors returns an empty Vectors with room for n rows.
@@ -309,8 +337,9 @@ func (w *weightSums) weights() []float32 {
 // there are more than weightSampleRows).
 func (v *Vectors) computeWeights() {
 	w, step := newWeightSums(v.dims), weightStep(len(v.scales))
+	buf := make([]int8, v.dims)
 	for i := 0; i < len(v.scales); i += step {
-		w.add(v.rows[i*v.dims:(i+1)*v.dims], v.scales[i])
+		w.add(v.row(i, buf), v.scales[i])
 	}
 	v.weights = w.weights()
 }
@@ -408,8 +437,9 @@ func (v *Vectors) nearest(q []float32, k int) ([]int64, []float64, nearestStats)
 	top := topK{k: min(k, n), h: s.heap[:0]}
 	pilot := max(pilotMin, pilotPerK*k)
 	if n < exhaustiveBelow*pilot || 64*v.words > math.MaxUint16 {
+		buf := s.rowBufs(v.dims)[0]
 		for i := range n {
-			top.push(i, dotInt8(s.q32, v.rows[i*v.dims:(i+1)*v.dims]), v.scales[i])
+			top.push(i, dotInt8(s.q32, v.row(i, buf)), v.scales[i])
 		}
 		st.scored = n
 	} else {
@@ -620,24 +650,32 @@ type scratch struct {
 	y      []float64      // pilot: exact score over the query's scale
 	cand   []int32        // rows to score exactly
 	dots   []int32        // their dot products
+	rows   [4][]int8      // unpacked packed rows being scored
 	heap   []scoredRow
 }
 
 // score returns the int8 dot products of the query with rows, in order,
 // in s.dots.
 func (s *scratch) score(v *Vectors, rows []int32) []int32 {
-	dims := v.dims
-	row := func(i int32) []int8 { return v.rows[int(i)*dims : int(i+1)*dims] }
+	b := s.rowBufs(v.dims)
 	dots := grow(s.dots, len(rows))
 	j := 0
 	for ; j+4 <= len(rows); j += 4 {
-		dots[j], dots[j+1], dots[j+2], dots[j+3] = dot4Int8(s.q32, row(rows[j]), row(rows[j+1]), row(rows[j+2]), row(rows[j+3]))
+		dots[j], dots[j+1], dots[j+2], dots[j+3] = dot4Int8(s.q32, v.row(int(rows[j]), b[0]), v.row(int(rows[j+1]), b[1]), v.row(int(rows[j+2]), b[2]), v.row(int(rows[j+3]), b[3]))
 	}
 	for ; j < len(rows); j++ {
-		dots[j] = dotInt8(s.q32, row(rows[j]))
+		dots[j] = dotInt8(s.q32, v.row(int(rows[j]), b[0]))
 	}
 	s.dots = dots
 	return dots
+}
+
+// rowBufs returns four row buffers of dims elements.
+func (s *scratch) rowBufs(dims int) *[4][]int8 {
+	for i := range s.rows {
+		s.rows[i] = grow(s.rows[i], dims)
+	}
+	return &s.rows
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -177,6 +177,14 @@ UPDATE bm25_stats SET docs = 0, tokens = 0;
 	10: `
 DELETE FROM meta WHERE key = 'vector_base';
 `,
+	// Embedding keys are 16 bytes (embed.KeyBytes) and the vector file
+	// stores 7-bit rows (version 5). An older index is rebuilt (its
+	// identity names the schema): its 32-byte keys match no new chunk's,
+	// and its version 4 vector file, which holds its folded vectors, is
+	// not read, so no folded base is named until the rebuild writes one.
+	11: `
+DELETE FROM meta WHERE key = 'vector_base';
+`,
 }
 
 func init() {

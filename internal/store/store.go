@@ -43,7 +43,8 @@ import (
 //	    one-byte column and frequency, the term stored once (postings
 //	    WITHOUT ROWID keyed by (term, seg), long data in postings_big).
 //	11: vectors of live chunks may be folded into the vector file (meta vector_base).
-const SchemaVersion = 11
+//	12: 16-byte embedding keys; vector file version 5 (7-bit rows).
+const SchemaVersion = 12
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

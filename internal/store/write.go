@@ -34,8 +34,9 @@ type Chunk struct {
 	StartByte  int // 0-based
 	EndByte    int // 0-based, exclusive
 	Part       int
-	// EmbedKey is the content-addressed key of its embedding (32 bytes), nil
-	// when the index has no embedding model.
+	// EmbedKey is the content-addressed key of its embedding
+	// (embed.CacheKey, 16 bytes), nil when the index has no embedding
+	// model.
 	EmbedKey []byte
 	// Sketch is the chunk's structural sketch (chunk.Sketch), nil when it
 	// has none.
