@@ -312,11 +312,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 				nb *= tune.LongNameBoost
 			}
 			add += nb * share * top
-			if share != f.share {
-				c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
-			} else {
-				c.Boosts = append(c.Boosts, f.shareBoost)
-			}
+			c.Boosts = append(c.Boosts, fmt.Sprintf("file-name×%.2f", share))
 		}
 		if q.Kind == analyze.QuerySymbol && symsFold[f.stem] {
 			add += 0.3 * top
@@ -376,20 +372,19 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 
 // pathFacts is what [rank] reads from a candidate's path.
 type pathFacts struct {
-	stem       string  // fileStem
-	share      float64 // the query words its name holds (queryWords.share)
-	shareBoost string  // the boost that names share
-	internal   bool    // isInternalPath
-	foreignOS  bool    // isForeignOSPath for this system
-	test       bool    // discover.IsTestPath
-	example    bool    // isExamplePath
-	vendor     bool    // isVendorPath
-	decl       bool    // a declarations file (.d.ts, __init__.py)
+	stem      string  // fileStem
+	share     float64 // the query words its name holds (queryWords.share)
+	internal  bool    // isInternalPath
+	foreignOS bool    // isForeignOSPath for this system
+	test      bool    // discover.IsTestPath
+	example   bool    // isExamplePath
+	vendor    bool    // isVendorPath
+	decl      bool    // a declarations file (.d.ts, __init__.py)
 }
 
 func factsOf(p string, words queryWords) *pathFacts {
 	lower := strings.ToLower(p)
-	f := &pathFacts{
+	return &pathFacts{
 		stem:      fileStem(p),
 		share:     words.share(nameTerms(p), nameWords(p)),
 		internal:  isInternalPath(p),
@@ -399,10 +394,6 @@ func factsOf(p string, words queryWords) *pathFacts {
 		vendor:    isVendorPath(lower),
 		decl:      strings.HasSuffix(lower, ".d.ts") || path.Base(lower) == "__init__.py",
 	}
-	if f.share > 0 {
-		f.shareBoost = fmt.Sprintf("file-name×%.2f", f.share)
-	}
-	return f
 }
 
 // byScore orders results by score, best first.

@@ -164,10 +164,11 @@ type foldedRows struct {
 	opened bool
 	base   *Vectors
 	err    error
+	buf    []int8 // the row row returns, reused by the next call
 }
 
-// row returns chunk id's int8 row and scale from the base file. Errors
-// wrap [ErrVectorsMissing].
+// row returns chunk id's int8 row (valid until the next call) and scale
+// from the base file. Errors wrap [ErrVectorsMissing].
 func (f *foldedRows) row(id int64) ([]int8, float32, error) {
 	if !f.opened {
 		f.opened = true
@@ -181,7 +182,10 @@ func (f *foldedRows) row(id int64) ([]int8, float32, error) {
 	if f.err != nil {
 		return nil, 0, fmt.Errorf("%w (chunk %d: %v)", ErrVectorsMissing, id, f.err)
 	}
-	q, scale, ok := f.base.Row(id)
+	if f.buf == nil {
+		f.buf = make([]int8, f.base.dims)
+	}
+	q, scale, ok := f.base.rowInto(id, f.buf)
 	if !ok {
 		return nil, 0, fmt.Errorf("%w (chunk %d is not in the vector file)", ErrVectorsMissing, id)
 	}

@@ -78,7 +78,7 @@ func LoadVectors(ctx context.Context, db *store.DB, dims int, base Base) (*Vecto
 			if err != nil {
 				return err
 			}
-			v.addInt8(id, slices.Clone(q), scale)
+			v.addInt8(id, q, scale) // copies q
 			return nil
 		}
 		return v.addBlob(id, blob)
@@ -177,11 +177,17 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 // v holds no row for it. It relies on v's ids being
 // ascending, as every writer and reader of vectors keeps them.
 func (v *Vectors) Row(id int64) (q []int8, scale float32, ok bool) {
+	return v.rowInto(id, make([]int8, v.dims))
+}
+
+// rowInto is [Vectors.Row] unpacking a packed row into buf (v.dims
+// long) instead of a fresh slice: valid until buf is reused.
+func (v *Vectors) rowInto(id int64, buf []int8) (q []int8, scale float32, ok bool) {
 	i, ok := slices.BinarySearch(v.ids, id)
 	if !ok {
 		return nil, 0, false
 	}
-	return v.row(i, make([]int8, v.dims)), v.scales[i], true
+	return v.row(i, buf), v.scales[i], true
 }
 
 // Has reports whether v holds a row for chunk id (as [Vectors.Row] does,

@@ -58,7 +58,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -224,47 +223,21 @@ func decodePostings(data []byte, f func(p *posting)) error {
 
 // decodeEntries calls f with each entry of a postings row's data and the
 // offset in data just past the entry's id delta (where a row re-based on
-// another first id continues unchanged).
+// another first id continues unchanged). It walks the row with the
+// search's [postingsCursor], the one decoder of the entry format.
 func decodeEntries(data []byte, f func(p *posting, at int)) error {
+	c := postingsCursor{data: data}
+	if err := c.next(0); err != nil {
+		return err
+	}
 	var p posting
-	off := 0
-	for off < len(data) {
-		d, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			return errCorruptPostings
+	for !c.done {
+		id, at := c.id, c.pos
+		mask, err := c.entry(&p.tf)
+		if err != nil {
+			return err
 		}
-		off += n
-		at := off
-		if off >= len(data) {
-			return errCorruptPostings
-		}
-		b := data[off]
-		off++
-		p.id += int64(d)
-		if b < longEntry {
-			c := b & 3
-			p.mask = 1 << c
-			p.tf = [NumColumns]uint32{}
-			p.tf[c] = uint32(b>>2) + 1
-			f(&p, at)
-			continue
-		}
-		mask := b &^ longEntry
-		if mask == 0 {
-			return errCorruptPostings
-		}
-		p.mask = mask
-		for c := range NumColumns {
-			p.tf[c] = 0
-			if mask&(1<<c) != 0 {
-				v, n := binary.Uvarint(data[off:])
-				if n <= 0 || v == 0 || v > math.MaxUint32 {
-					return errCorruptPostings
-				}
-				p.tf[c] = uint32(v)
-				off += n
-			}
-		}
+		p.id, p.mask = id, mask
 		f(&p, at)
 	}
 	return nil
