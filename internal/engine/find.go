@@ -712,16 +712,31 @@ func (e *Engine) searchStats(st search.Stats, sreq search.Request, embedTimeout 
 	return fs, nil
 }
 
+// changedNote says that files among the results (root-relative paths)
+// changed on disk since they were indexed, and the fix.
+func changedNote(paths []string) string {
+	const show = 3
+	list := strings.Join(paths[:min(len(paths), show)], ", ")
+	if len(paths) > show {
+		list += fmt.Sprintf(" and %d more", len(paths)-show)
+	}
+	return fmt.Sprintf("%d result file%s changed on disk since the index was built (%s): their lines may have moved; run `ctx index`", len(paths), plural(len(paths)), list)
+}
+
 // appendHits appends the search results to resp as hits, each marked
 // stale (and resp not fresh) when changed says its file changed on disk
 // since it was indexed, with its code when full is set.
 func (e *Engine) appendHits(resp *FindResponse, res []search.Result, full bool, changed func(rel string, size, mtime int64) bool) {
 	statCache := map[string]bool{}
+	var changedFiles []string
 	for _, r := range res {
 		stale, ok := statCache[r.Path]
 		if !ok {
 			stale = changed(r.Path, r.FileSize, r.FileTime)
 			statCache[r.Path] = stale
+			if stale {
+				changedFiles = append(changedFiles, r.Path)
+			}
 		}
 		if stale {
 			resp.Stats.Fresh = false
@@ -733,6 +748,11 @@ func (e *Engine) appendHits(resp *FindResponse, res []search.Result, full bool, 
 			h.Code = e.code(r, stale)
 		}
 		resp.Results = append(resp.Results, h)
+	}
+	if len(changedFiles) > 0 && resp.Stats.Stale == "" {
+		// Said beside the results, not only in each hit's flag, so a
+		// reader of the plain output sees it too.
+		resp.Stats.Stale = changedNote(changedFiles)
 	}
 }
 

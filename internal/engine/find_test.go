@@ -175,6 +175,11 @@ func TestFindAfterEdit(t *testing.T) {
 	if resp.Stats.Fresh {
 		t.Error("Stats.Fresh after editing a result's file")
 	}
+	// The plain output shows Stats.Notes, not each hit's flag: the note
+	// names the changed file and the fix.
+	if notes := strings.Join(resp.Stats.Notes(), "\n"); !strings.Contains(notes, "config/config.go") || !strings.Contains(notes, "ctx index") {
+		t.Errorf("notes %q: want the changed file and `ctx index`", notes)
+	}
 	var sawStale, sawFresh bool
 	for _, h := range resp.Results {
 		if h.Stale != (h.Path == "config/config.go") {
