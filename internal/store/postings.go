@@ -571,22 +571,28 @@ func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) err
 	return flush()
 }
 
-// postingsTables returns the definitions of a postings table named name
-// and of its table of long data, name_big (the layout of schema 10; the
-// migration to it spells out the same statements). A full merge writes
-// into a new pair that replaces the old one.
-func postingsTables(name string) string {
-	return `
-CREATE TABLE ` + name + `(
+// postingsTable returns the definition of a postings table named name
+// (the layout of schema 10; the migration to it spells out the same
+// statement); temp puts it in the connection's temporary database.
+func postingsTable(name string, temp bool) string {
+	create := `CREATE TABLE `
+	if temp {
+		create = `CREATE TEMP TABLE `
+	}
+	return create + name + `(
   term TEXT NOT NULL,
   seg INTEGER NOT NULL,
   n INTEGER NOT NULL,
   data BLOB,
   big INTEGER,
   PRIMARY KEY(term, seg)
-) WITHOUT ROWID;
-CREATE TABLE ` + name + `_big(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-`
+) WITHOUT ROWID`
+}
+
+// postingsBigTable returns the definition of a postings table's table of
+// long data named name.
+func postingsBigTable(name string) string {
+	return `CREATE TABLE ` + name + `(id INTEGER PRIMARY KEY, data BLOB NOT NULL)`
 }
 
 // Compaction policy: small segments are merged once there are more than
@@ -693,16 +699,26 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 	// old one (dropping a table is much cheaper than deleting its rows one
 	// by one); a partial one keeps its few rows in memory until its reads
 	// are done, then deletes the merged rows.
-	target := "postings"
+	//
+	// The new postings table is written in the temporary database first
+	// and copied into the main one after: rows inserted one by one, even
+	// in key order, leave a WITHOUT ROWID table's pages about 88% full
+	// (SQLite rebalances each split page with its siblings), where a
+	// whole-table copy into an empty table (INSERT INTO t SELECT * FROM
+	// u, which SQLite does page-order, as an append) fills them. Measured
+	// on the Go standard library's index: postings 11.0 -> 9.7 MB.
+	target, bigTarget := "postings", "postings_big"
 	if full {
-		target = "postings_merged"
-		if _, err := tx.ExecContext(ctx, postingsTables(target)); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		target, bigTarget = "temp.postings_merged", "postings_merged_big"
+		for _, q := range []string{`DROP TABLE IF EXISTS temp.postings_merged`, postingsTable("postings_merged", true), postingsBigTable(bigTarget)} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+			}
 		}
 	}
 	var pending []termRow
 	var postings, bytes int64
-	ins, err := newPostingsWriter(ctx, tx, target, target+"_big")
+	ins, err := newPostingsWriter(ctx, tx, target, bigTarget)
 	if err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
@@ -731,7 +747,9 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		for _, q := range []string{
 			`DROP TABLE postings`,
 			`DROP TABLE postings_big`,
-			`ALTER TABLE postings_merged RENAME TO postings`,
+			postingsTable("postings", false),
+			`INSERT INTO main.postings SELECT * FROM temp.postings_merged`,
+			`DROP TABLE temp.postings_merged`,
 			`ALTER TABLE postings_merged_big RENAME TO postings_big`,
 			`DELETE FROM segments`,
 			// Every dead chunk's postings were in the merged segments.
