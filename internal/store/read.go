@@ -99,11 +99,11 @@ type ChunkRow struct {
 	FileTime int64 // Unix nanoseconds
 }
 
-const chunkCols = `c.id, c.file_id, c.kind, c.symbol, c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
+const chunkCols = `c.id, c.file_id, c.kind, coalesce(c.symbol, c.name), c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
 
 func (db *DB) queryChunks(ctx context.Context, where string, args ...any) ([]ChunkRow, error) {
 	return collect(ctx, db.r, "chunks", `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args, func(rows *sql.Rows, r *ChunkRow) error {
-		return rows.Scan(&r.ID, &r.FileID, &r.Kind, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
+		return rows.Scan(&r.ID, &r.FileID, kindScan{&r.Kind}, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
 			&r.StartByte, &r.EndByte, &r.Part, &r.EmbedKey, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
 	})
 }

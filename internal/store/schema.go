@@ -151,7 +151,7 @@ ALTER TABLE chunks ADD COLUMN sketch BLOB;
 	// once. An older index is rebuilt (its identity names the schema), so
 	// this leaves a consistent, empty BM25 index: no chunk has postings
 	// (ntok 0), none is dead. The postings tables are those of
-	// postingsTables("postings").
+	// postingsTable("postings", false) and postingsBigTable("postings_big").
 	9: `
 DROP TABLE postings;
 CREATE TABLE postings(
@@ -184,6 +184,49 @@ DELETE FROM meta WHERE key = 'vector_base';
 	// not read, so no folded base is named until the rebuild writes one.
 	11: `
 DELETE FROM meta WHERE key = 'vector_base';
+`,
+	// Kinds as integer codes (kind.go), and a chunk's symbol NULL when it
+	// is its name (most are: 69k of the Go standard library's 107k
+	// chunks), read as coalesce(symbol, name). The rows are converted,
+	// so nothing has to be indexed again.
+	12: `
+CREATE TABLE chunks_v13(
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  kind INTEGER NOT NULL,
+  symbol TEXT,
+  name TEXT NOT NULL,
+  breadcrumb TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  part INTEGER NOT NULL,
+  embed_key BLOB,
+  ntok INTEGER NOT NULL DEFAULT 0,
+  sketch BLOB
+);
+INSERT INTO chunks_v13 SELECT id, file_id, ` + kindCaseSQL("kind") + `, nullif(symbol, name), name, breadcrumb, summary,
+  start_line, end_line, start_byte, end_byte, part, embed_key, ntok, sketch FROM chunks ORDER BY id;
+DROP TABLE chunks;
+ALTER TABLE chunks_v13 RENAME TO chunks;
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE INDEX chunks_name ON chunks(name COLLATE NOCASE) WHERE name <> '';
+CREATE TABLE names_v13(
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  symbol TEXT NOT NULL DEFAULT '',
+  breadcrumb TEXT NOT NULL DEFAULT '',
+  end_line INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO names_v13 SELECT file_id, name, ` + kindCaseSQL("kind") + `, line, symbol, breadcrumb, end_line FROM names ORDER BY rowid;
+DROP TABLE names;
+ALTER TABLE names_v13 RENAME TO names;
+CREATE INDEX names_file ON names(file_id);
+CREATE INDEX names_name ON names(name COLLATE NOCASE);
 `,
 }
 

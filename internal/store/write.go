@@ -184,7 +184,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			}
 		}
 		for _, n := range u.Names {
-			if err := w.names.add(ctx, fileID, n.Name, n.Kind, n.Line, n.Symbol, n.Breadcrumb, max(n.EndLine, n.Line)); err != nil {
+			if err := w.names.add(ctx, fileID, n.Name, kindArg(n.Kind), n.Line, n.Symbol, n.Breadcrumb, max(n.EndLine, n.Line)); err != nil {
 				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
 			}
 		}
@@ -198,7 +198,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			id := nextID
 			nextID++
 			ntok := seg.add(id, c.Terms)
-			if err := w.chunks.add(ctx, id, fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
+			if err := w.chunks.add(ctx, id, fileID, kindArg(c.Kind), symbolArg(c.Symbol, c.Name), c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
 				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
 			}
 		}
