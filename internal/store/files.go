@@ -54,7 +54,7 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
   SELECT f.path, c.kind, coalesce(c.symbol, c.name) AS symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1
   UNION ALL
   SELECT f.path, n.kind, n.name, n.name, n.line, n.line FROM names n JOIN files f ON f.id = n.file_id
-  WHERE n.symbol = '' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
+  WHERE n.symbol = '' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id BETWEEN f.chunk_lo AND f.chunk_hi AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
 ) WHERE 1` + where + ` ORDER BY path, start_line`
 	if limit > 0 {
 		q += ` LIMIT ?`

@@ -423,7 +423,7 @@ func chunksOfFiles(ctx context.Context, conn querier, fileIDs []int64) (map[int6
 	if err != nil {
 		return nil, err
 	}
-	return idSet(ctx, conn, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, string(ids))
+	return idSet(ctx, conn, "the chunks of the path filter", `SELECT c.id FROM files f JOIN chunks c ON c.id BETWEEN f.chunk_lo AND f.chunk_hi WHERE f.id IN (SELECT value FROM json_each(?))`, string(ids))
 }
 
 // termRows returns the data of each term's postings rows, by term.

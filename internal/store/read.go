@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -212,16 +211,13 @@ func (db *DB) VectorsAfter(ctx context.Context, afterID int64, fn func(ver Versi
 		if kv[MetaVectorBase] != "" {
 			q = `SELECT c.id, e.vec FROM chunks c LEFT JOIN embeddings e ON e.key = c.embed_key WHERE c.id > ? AND c.embed_key IS NOT NULL ORDER BY c.id`
 		}
-		// Every chunk id, from the narrow file index rather than the
-		// table (a held row's chunk had an embedding, so it is live iff
-		// its id is here): 8 times fewer pages on the Go tree.
-		live, err = collect(ctx, tx, "chunk ids", `SELECT id FROM chunks INDEXED BY chunks_file`, nil, func(rows *sql.Rows, id *int64) error {
-			return rows.Scan(id)
-		})
+		// Every chunk id, from the files' ranges rather than the table
+		// (a held row's chunk had an embedding, so it is live iff its id
+		// is here).
+		live, err = liveChunkIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
-		slices.Sort(live)
 		return each(ctx, tx, "vectors", q, []any{afterID}, func(rows *sql.Rows) error {
 			var id int64
 			var vec []byte
@@ -404,7 +400,8 @@ func escapeLike(s string) string {
 // 0 when the file has no chunks.
 func (db *DB) ChunkAtLine(ctx context.Context, fileID int64, line int) (int64, error) {
 	var id int64
-	err := db.r.QueryRowContext(ctx, `SELECT id FROM chunks WHERE file_id = ? ORDER BY (start_line <= ? AND end_line >= ?) DESC, start_byte LIMIT 1`,
+	err := db.r.QueryRowContext(ctx, `SELECT c.id FROM files f JOIN chunks c ON c.id BETWEEN f.chunk_lo AND f.chunk_hi WHERE f.id = ?
+ORDER BY (c.start_line <= ? AND c.end_line >= ?) DESC, c.start_byte LIMIT 1`,
 		fileID, line, line).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
@@ -438,4 +435,26 @@ func (db *DB) AllFiles(ctx context.Context) ([]FileInfo, error) {
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// chunkRanges is the query of every file's chunk ids, as ranges
+// (files.chunk_lo, chunk_hi; empty for a file without chunks) in
+// increasing order: a file's chunks take consecutive ids ([DB.Apply]).
+const chunkRanges = `SELECT chunk_lo, chunk_hi FROM files WHERE chunk_hi >= chunk_lo ORDER BY chunk_lo`
+
+// liveChunkIDs returns the id of every chunk, in increasing order, from
+// the files' chunk ranges.
+func liveChunkIDs(ctx context.Context, tx *sql.Tx) ([]int64, error) {
+	var live []int64
+	err := each(ctx, tx, "chunk ids", chunkRanges, nil, func(rows *sql.Rows) error {
+		var lo, hi int64
+		if err := rows.Scan(&lo, &hi); err != nil {
+			return err
+		}
+		for id := lo; id <= hi; id++ {
+			live = append(live, id)
+		}
+		return nil
+	})
+	return live, err
 }

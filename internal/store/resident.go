@@ -68,7 +68,7 @@ func (db *DB) ReadChunkTable(ctx context.Context) (*ChunkTable, error) {
 			return err
 		}
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks INDEXED BY chunks_file`).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo`).Scan(&n); err != nil {
 			return fmt.Errorf("counting chunks: %v", err)
 		}
 		b := newTableBuilder(ver, files, n)
@@ -101,13 +101,10 @@ func (t *ChunkTable) Advance(ctx context.Context, db *DB) (*ChunkTable, error) {
 			out = t
 			return nil
 		}
-		live, err := collect(ctx, tx, "chunk ids", `SELECT id FROM chunks INDEXED BY chunks_file`, nil, func(rows *sql.Rows, id *int64) error {
-			return rows.Scan(id)
-		})
+		live, err := liveChunkIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
-		slices.Sort(live)
 		b := newTableBuilder(ver, files, len(live))
 		for i, id := range t.ids {
 			if _, ok := slices.BinarySearch(live, id); !ok {
