@@ -77,7 +77,7 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 	ids, _ := json.Marshal(inBody)
 	args := append(kindArgs(TypeKinds), "%"+escapeLike(name)+"%", string(ids), limit)
 	return db.queryChunks(ctx, `c.kind IN `+placeholders(len(TypeKinds))+`
-  AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
+  AND (`+summarySQL+` LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
   ORDER BY f.path, c.start_line LIMIT ?`, args...)
 }
 

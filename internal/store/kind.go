@@ -87,6 +87,34 @@ func kindCaseSQL(col string) string {
 	return b.String()
 }
 
+// summaryArg is the value the summary column of chunks stores for chunk
+// j of cs, the chunks of one file, written with consecutive ids: NULL
+// when it is part p > 1 of a split definition whose parts 1..p are
+// cs[j-p+1..j] and whose first part has the same summary (the split
+// parts of the Go standard library repeat it: 0.45 MB), read back as
+// the summary of the chunk with id c.id - c.part + 1 (summarySQL); else
+// its summary.
+func summaryArg(cs []Chunk, j int) any {
+	c := &cs[j]
+	p := c.Part
+	if p < 2 || j-(p-1) < 0 {
+		return c.Summary
+	}
+	for k := 1; k < p; k++ {
+		if cs[j-k].Part != p-k {
+			return c.Summary
+		}
+	}
+	if cs[j-p+1].Summary != c.Summary {
+		return c.Summary
+	}
+	return nil
+}
+
+// summarySQL is the SQL expression of the summary of a chunk of the
+// chunks table named c (see summaryArg).
+const summarySQL = `coalesce(c.summary, (SELECT s.summary FROM chunks s WHERE s.id = c.id - c.part + 1))`
+
 // symbolArg is the value the symbol column of chunks stores for a chunk
 // of symbol sym and name: NULL when they are equal (read back as
 // coalesce(symbol, name)), else sym.

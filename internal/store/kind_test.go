@@ -80,3 +80,66 @@ func TestKindsAndSymbolsRoundTrip(t *testing.T) {
 		t.Errorf("NamesByName (-want +got):\n%s", d)
 	}
 }
+
+// TestSplitSummariesRoundTrip checks that the parts of a split
+// definition read back with their summaries, whether a part repeats the
+// first part's (stored once) or not, through every read path, after a
+// later file's rows were written and the first file was rewritten.
+func TestSplitSummariesRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openDB(t)
+	part := func(name string, start, p int, summary string) store.Chunk {
+		c := chunk(name, start, "body") // no body term "conn": only summaries match
+		c.Kind, c.Part, c.Summary = "struct", p, summary
+		return c
+	}
+	chunks := []store.Chunk{
+		part("Server", 0, 1, "type Server struct { conn Conn }"),
+		part("Server", 10, 2, "type Server struct { conn Conn }"),
+		part("Server", 20, 3, "type Server struct { conn Conn }"),
+		part("Client", 30, 2, "type Client struct { conn Conn }"), // no part 1 before it
+		part("Pool", 40, 1, "type Pool struct"),
+		part("Pool", 50, 2, "type Pool struct { conn Conn }"), // another summary
+		part("Pool", 60, 3, "type Pool struct { conn Conn }"),
+	}
+	var want []string
+	for _, c := range chunks {
+		want = append(want, c.Summary)
+	}
+	summaries := func(rows []store.ChunkRow) []string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Summary)
+		}
+		return out
+	}
+	for range 2 {
+		apply(t, db, file("a/server.go", "go", chunks...), file("b/other.go", "go", part("Other", 0, 2, "other")))
+		rows, err := db.FileChunks(ctx, "a/server.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := gocmp.Diff(want, summaries(rows)); d != "" {
+			t.Errorf("FileChunks (-want +got):\n%s", d)
+		}
+		var ids []int64
+		for _, r := range rows {
+			ids = append(ids, r.ID)
+		}
+		tab, err := db.ReadChunkTable(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := gocmp.Diff(want, summaries(tab.Chunks(ids))); d != "" {
+			t.Errorf("ChunkTable.Chunks (-want +got):\n%s", d)
+		}
+		types, err := db.TypesMentioning(ctx, "Conn", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(types); got != 6 {
+			t.Errorf("TypesMentioning(Conn) = %d chunks %q, want the 6 whose summary holds it", got, summaries(types))
+		}
+	}
+}

@@ -98,7 +98,7 @@ type ChunkRow struct {
 	FileTime int64 // Unix nanoseconds
 }
 
-const chunkCols = `c.id, c.file_id, c.kind, coalesce(c.symbol, c.name), c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
+const chunkCols = `c.id, c.file_id, c.kind, coalesce(c.symbol, c.name), c.name, c.breadcrumb, ` + summarySQL + `, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
 
 func (db *DB) queryChunks(ctx context.Context, where string, args ...any) ([]ChunkRow, error) {
 	return collect(ctx, db.r, "chunks", `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args, func(rows *sql.Rows, r *ChunkRow) error {

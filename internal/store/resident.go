@@ -180,6 +180,12 @@ func (b *tableBuilder) read(ctx context.Context, tx *sql.Tx, after int64) error 
 			if err := rows.Scan(&id, &fileID, kindScan{&kind}, &sym, &name, &crumb, &summ, &sl, &el, &sb, &eb, &part); err != nil {
 				return err
 			}
+			if summ == nil {
+				// The first part's summary (summaryArg), read before.
+				if i, ok := slices.BinarySearch(b.t.ids, id-part+1); ok {
+					summ = b.text[b.t.off[4*i+3]:b.t.off[4*i+4]]
+				}
+			}
 			addRow(b, id, fileID, kind, sym, name, crumb, summ, sl, el, sb, eb, part)
 			return nil
 		})

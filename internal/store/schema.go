@@ -185,9 +185,11 @@ DELETE FROM meta WHERE key = 'vector_base';
 	11: `
 DELETE FROM meta WHERE key = 'vector_base';
 `,
-	// Kinds as integer codes (kind.go), and a chunk's symbol NULL when it
+	// Kinds as integer codes (kind.go), a chunk's symbol NULL when it
 	// is its name (most are: 69k of the Go standard library's 107k
-	// chunks), read as coalesce(symbol, name). The rows are converted,
+	// chunks), read as coalesce(symbol, name), and the summary of a split
+	// definition's later part NULL when it repeats the first part's
+	// (summaryArg; the migration keeps every summary). The rows are converted,
 	// so nothing has to be indexed again.
 	//
 	// A file's chunks take consecutive ids, which the file row names
@@ -206,7 +208,7 @@ CREATE TABLE chunks_v13(
   symbol TEXT,
   name TEXT NOT NULL,
   breadcrumb TEXT NOT NULL,
-  summary TEXT NOT NULL,
+  summary TEXT,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
   start_byte INTEGER NOT NULL,

@@ -201,7 +201,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			id := nextID
 			nextID++
 			ntok := seg.add(id, c.Terms)
-			if err := w.chunks.add(ctx, id, fileID, kindArg(c.Kind), symbolArg(c.Symbol, c.Name), c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
+			if err := w.chunks.add(ctx, id, fileID, kindArg(c.Kind), symbolArg(c.Symbol, c.Name), c.Name, c.Breadcrumb, summaryArg(u.Chunks, j), c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
 				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
 			}
 		}
