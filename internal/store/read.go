@@ -137,7 +137,9 @@ func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]Ch
 
 // FileChunks returns the chunks of one file ordered by position.
 func (db *DB) FileChunks(ctx context.Context, path string) ([]ChunkRow, error) {
-	return db.queryChunks(ctx, `f.path = ? ORDER BY c.start_byte`, path)
+	// The file's id range (files.chunk_lo, chunk_hi) reads its rows
+	// alone; c.file_id alone has no index to find them by.
+	return db.queryChunks(ctx, `f.path = ? AND c.id BETWEEN f.chunk_lo AND f.chunk_hi ORDER BY c.start_byte`, path)
 }
 
 // Vectors calls start with the content version and the number of chunks
@@ -302,7 +304,9 @@ func (db *DB) Count(ctx context.Context) (Counts, error) {
 	// chunks whose vectors were folded into the vector file (see
 	// [DB.FoldVectors]), one row each there: counting the distinct keys
 	// of both took 0.3 s of CPU on the Go standard library, this 0.04 s.
-	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks),
+	// Chunks counts the files' chunk id ranges: the table itself has no
+	// narrow index to count.
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo),
 (SELECT count(*) FROM embeddings) + (SELECT count(*) FROM chunks c WHERE c.embed_key IS NOT NULL AND
  (SELECT value FROM meta WHERE key = ?) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key))`, MetaVectorBase).
 		Scan(&c.Files, &c.Chunks, &c.Vectors); err != nil {
