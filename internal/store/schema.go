@@ -151,7 +151,7 @@ ALTER TABLE chunks ADD COLUMN sketch BLOB;
 	// once. An older index is rebuilt (its identity names the schema), so
 	// this leaves a consistent, empty BM25 index: no chunk has postings
 	// (ntok 0), none is dead. The postings tables are those of
-	// postingsTable("postings", false) and postingsBigTable("postings_big").
+	// postingsTable("postings") and postingsBigTable("postings_big").
 	9: `
 DROP TABLE postings;
 CREATE TABLE postings(
