@@ -12,7 +12,7 @@ import (
 // them) and one int8 dot product of dims elements per id.
 func (v *Vectors) Similarities(q []float32, ids []int64) []float64 {
 	out := make([]float64, len(ids))
-	if len(q) != v.dims || len(v.ids) == 0 {
+	if len(q) != v.dims || v.Len() == 0 {
 		return out
 	}
 	find := v.rowOf()
@@ -35,6 +35,9 @@ func (v *Vectors) Similarities(q []float32, ids []int64) []float64 {
 // rowOf returns a function from chunk id to row: a binary search when the
 // ids are sorted (the common case), else a map built once.
 func (v *Vectors) rowOf() func(int64) (int, bool) {
+	if v.ids == nil {
+		return v.findRow // runs ascend
+	}
 	v.rowOnce.Do(func() {
 		if slices.IsSorted(v.ids) {
 			return

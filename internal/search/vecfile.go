@@ -22,14 +22,16 @@ import (
 // The vector file is a derived cache of an index's embeddings (DESIGN:
 // storage invariant 1), so a query process maps one flat file instead of
 // decoding every vector from SQLite, and touches only the parts a search
-// reads: all sign bits, and the int8 rows it rescores. Layout, version 5,
+// reads: all sign bits, and the int8 rows it rescores. Layout, version 6,
 // little-endian, every section starting at a multiple of 8 bytes:
 //
-//	magic "CTXVEC5\n"                        8 bytes
-//	generation, dims, count, model length,   5 × int64
-//	file id
+//	magic "CTXVEC6\n"                        8 bytes
+//	generation, dims, count, model length,   6 × int64
+//	file id, runs
 //	rows                                     count × ⌈7·dims/8⌉ bytes, zero-padded to 8
-//	ids                                      count × int64
+//	ids                                      runs ≥ 0: runs × int64 first ids, then
+//	                                         runs × int64 first rows (idruns.go);
+//	                                         runs = -1: count × int64
 //	scales                                   count × float32, zero-padded to 8
 //	sign bits                                count × ⌈dims/64⌉ × uint64
 //	weights                                  dims × float32, zero-padded to 8
@@ -41,9 +43,11 @@ import (
 // rows straight to the file as it reads them and keeps the small
 // per-row sections in side files: writing never holds the vectors in
 // memory (version 2 put the rows last, after sections only known at the
-// end). 256 dimensions take 268 bytes a chunk: 28.6 MB for the 106,596
+// end). 256 dimensions take 260 bytes a chunk: 27.7 MB for the 106,596
 // chunks of GOROOT/src (version 4 stored whole int8 rows: 300 bytes, 32.0
-// MB). A file of another version, generation, dimension count or model
+// MB; version 5 listed every id: 268 bytes, 28.6 MB). Ascending ids are
+// stored as runs of consecutive ids when that takes at most half the
+// bytes of listing them. A file of another version, generation, dimension count or model
 // identity is ignored and rewritten.
 //
 // The file id is a random nonzero number drawn for each file written: the
@@ -58,12 +62,16 @@ import (
 // changes, so a file of the same index (model identity) holds the right
 // row for every chunk id it lists, whatever its generation.
 const (
-	vecMagic   = "CTXVEC5\n"
-	vecHeader  = 8 + 5*8
+	vecMagic   = "CTXVEC6\n"
+	vecHeader  = 8 + 6*8
 	vecMagicV1 = "CTXVEC1\n" // float32 rows; read as stale
 	vecMagicV2 = "CTXVEC2\n" // rows last; read as stale
 	vecMagicV3 = "CTXVEC3\n" // no file id; read as stale
 	vecMagicV4 = "CTXVEC4\n" // whole int8 rows; read as stale
+	vecMagicV5 = "CTXVEC5\n" // every id listed; read as stale
+	// maxIDRuns bounds the id runs a writer tracks (16 bytes each); a
+	// file with more lists its ids.
+	maxIDRuns = 1 << 16
 	// maxVecDims and maxVecCount bound a header's claims so that size
 	// arithmetic cannot overflow.
 	maxVecDims, maxVecCount = 1 << 20, 1 << 36
@@ -78,11 +86,12 @@ var ErrStaleVectorFile = errors.New("vector file is stale")
 // stamped with v.Generation and the model identity.
 func WriteVectorFile(path, model string, v *Vectors) error {
 	defer runtime.KeepAlive(v)
-	w, err := newVecFileWriter(path, v.dims, len(v.ids))
+	ids := v.allIDs()
+	w, err := newVecFileWriter(path, v.dims, len(ids))
 	if err != nil {
 		return err
 	}
-	for i, id := range v.ids {
+	for i, id := range ids {
 		w.addInt8(id, v.rows[i*v.dims:(i+1)*v.dims], v.scales[i])
 	}
 	return w.finish(v.Generation, model)
@@ -208,12 +217,15 @@ type vecFileWriter struct {
 	packed     []byte   // scratch packed row
 	signs      []uint64 // scratch sign bits
 	weights    *weightSums
+	runs       idRuns // the ids as runs, while runsOK
+	runsOK     bool   // the ids so far ascend in at most maxIDRuns runs
+	lastID     int64
 	err        error
 }
 
 func newVecFileWriter(path string, dims, expect int) (*vecFileWriter, error) {
 	w := &vecFileWriter{path: path, dims: dims, step: weightStep(expect), q: make([]int8, dims), packed: make([]byte, packedRowBytes(dims)),
-		signs: make([]uint64, (dims+63)/64), weights: newWeightSums(dims)}
+		signs: make([]uint64, (dims+63)/64), weights: newWeightSums(dims), runsOK: true}
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	f, err := os.CreateTemp(dir, base+".tmp*")
 	if err != nil {
@@ -249,6 +261,7 @@ func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
 	packRow(w.packed, q)
 	w.main.bytes(w.packed)
 	w.sideW[0].u64(uint64(id))
+	w.addRun(id)
 	w.sideW[1].u32(math.Float32bits(scale))
 	setSigns(w.signs, q)
 	for _, x := range w.signs {
@@ -259,6 +272,22 @@ func (w *vecFileWriter) addInt8(id int64, q []int8, scale float32) {
 	}
 	w.rows++
 	w.err = cmp.Or(w.err, w.main.err, w.sideW[0].err, w.sideW[1].err, w.sideW[2].err)
+}
+
+// addRun extends the id runs with the id of the next row.
+func (w *vecFileWriter) addRun(id int64) {
+	switch {
+	case !w.runsOK:
+	case w.rows > 0 && id <= w.lastID:
+		w.runsOK = false
+	case w.rows > 0 && id == w.lastID+1:
+	case len(w.runs.first) == maxIDRuns:
+		w.runsOK = false
+	default:
+		w.runs.first = append(w.runs.first, id)
+		w.runs.row = append(w.runs.row, int64(w.rows))
+	}
+	w.lastID = id
 }
 
 // finish writes the sections after the rows and the header (with a new
@@ -277,7 +306,20 @@ func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 	}
 	m := w.main
 	m.pad()
+	nRuns := int64(-1)
+	if w.runsOK && 2*len(w.runs.first) <= w.rows {
+		nRuns = int64(len(w.runs.first))
+	}
 	for i, sw := range w.sideW {
+		if i == 0 && nRuns >= 0 {
+			for _, x := range w.runs.first {
+				m.u64(uint64(x))
+			}
+			for _, x := range w.runs.row {
+				m.u64(uint64(x))
+			}
+			continue
+		}
 		if err := sw.flush(); err != nil {
 			return err
 		}
@@ -304,7 +346,7 @@ func (w *vecFileWriter) finish(generation int64, model string) (err error) {
 		return err
 	}
 	head := []byte(vecMagic)
-	for _, x := range []int64{generation, int64(w.dims), int64(w.rows), int64(len(model)), newFileID()} {
+	for _, x := range []int64{generation, int64(w.dims), int64(w.rows), int64(len(model)), newFileID(), nRuns} {
 		head = binary.LittleEndian.AppendUint64(head, uint64(x))
 	}
 	if _, err := m.f.WriteAt(head, 0); err != nil {
@@ -454,7 +496,7 @@ func readVectorFile(path, model string, dims int, generation int64) (*Vectors, e
 // parseVectorFile returns the Vectors that b holds, viewing b where it can.
 func parseVectorFile(b []byte, path, model string, dims int, generation int64) (*Vectors, error) {
 	bad := func(what string) error { return fmt.Errorf("reading vector file %s: %s", path, what) }
-	for _, old := range []string{vecMagicV1, vecMagicV2, vecMagicV3, vecMagicV4} {
+	for _, old := range []string{vecMagicV1, vecMagicV2, vecMagicV3, vecMagicV4, vecMagicV5} {
 		if len(b) >= len(old) && string(b[:len(old)]) == old {
 			return nil, ErrStaleVectorFile
 		}
@@ -468,16 +510,20 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		off += 8
 		return x
 	}
-	gen, d, n, ml, fid := word(), word(), word(), word(), word()
+	gen, d, n, ml, fid, runs := word(), word(), word(), word(), word(), word()
 	if generation >= 0 && gen != generation || d != int64(dims) {
 		return nil, ErrStaleVectorFile
 	}
-	if ml < 0 || ml > int64(len(b)) || n < 0 || n > maxVecCount || d <= 0 || d > maxVecDims {
+	if ml < 0 || ml > int64(len(b)) || n < 0 || n > maxVecCount || d <= 0 || d > maxVecDims || runs < -1 || runs > n {
 		return nil, bad("corrupt header")
+	}
+	idBytes := 8 * n
+	if runs >= 0 {
+		idBytes = 16 * runs
 	}
 	words := (d + 63) / 64
 	pb := int64(packedRowBytes(int(d)))
-	size := int64(off) + align8(n*pb) + 8*n + align8(4*n) + 8*n*words + align8(4*d) + align8(ml)
+	size := int64(off) + align8(n*pb) + idBytes + align8(4*n) + 8*n*words + align8(4*d) + align8(ml)
 	if int64(len(b)) != size {
 		return nil, bad(fmt.Sprintf("%d bytes, want %d from its header", len(b), size))
 	}
@@ -488,7 +534,15 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 	}
 	v := &Vectors{Generation: gen, FileID: fid, dims: dims, words: int(words)}
 	v.packed = take(n * pb)
-	v.ids = view(take(8*n), int(n), int64LE)
+	if runs < 0 {
+		v.ids = view(take(8*n), int(n), int64LE)
+	} else {
+		v.runs.first = view(take(8*runs), int(runs), int64LE)
+		v.runs.row = view(take(8*runs), int(runs), int64LE)
+		if !v.runs.valid(int(n)) {
+			return nil, bad("corrupt id runs")
+		}
+	}
 	v.scales = view(take(4*n), int(n), float32LE)
 	v.signs = view(take(8*n*words), int(n*words), binary.LittleEndian.Uint64)
 	v.weights = view(take(4*d), int(d), float32LE)

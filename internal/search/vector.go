@@ -42,7 +42,8 @@ type Vectors struct {
 	FileID int64
 	dims   int
 	words  int       // uint64 words of sign bits a row: ⌈dims/64⌉
-	ids    []int64   // row → chunk id
+	ids    []int64   // row → chunk id; nil when runs hold them
+	runs   idRuns    // a vector file's row → chunk id (idruns.go), when ids is nil
 	scales []float32 // row → scale of its int8 elements
 	signs  []uint64  // row i's sign bits at [i*words, (i+1)*words)
 	rows   []int8    // len(ids)*dims int8 elements, row-major; nil when packed
@@ -108,8 +109,9 @@ var ErrOtherIndex = errors.New("the vectors were read from another index")
 // folded since come from base, as for LoadVectors. Errors as for
 // LoadVectors.
 func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vectors, store.Version, error) {
+	ids := v.allIDs()
 	var top int64
-	for _, id := range v.ids {
+	for _, id := range ids {
 		top = max(top, id)
 	}
 	type row struct {
@@ -139,12 +141,12 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 	}
 	if len(added) == 0 {
 		kept := 0
-		for _, id := range v.ids {
+		for _, id := range ids {
 			if _, ok := slices.BinarySearch(live, id); ok {
 				kept++
 			}
 		}
-		if kept == len(v.ids) {
+		if kept == len(ids) {
 			// Nothing this copy holds changed (a run that changed no
 			// file, or only chunks without vectors): keep it rather than
 			// copy 30 MB of rows on the Go tree.
@@ -154,7 +156,7 @@ func (v *Vectors) Advance(ctx context.Context, db *store.DB, base Base) (*Vector
 	out := newVectors(ver.Content, v.dims, len(live))
 	out.IndexID = v.IndexID
 	buf := make([]int8, v.dims)
-	for i, id := range v.ids {
+	for i, id := range ids {
 		if _, ok := slices.BinarySearch(live, id); !ok {
 			continue
 		}
@@ -183,7 +185,7 @@ func (v *Vectors) Row(id int64) (q []int8, scale float32, ok bool) {
 // rowInto is [Vectors.Row] unpacking a packed row into buf (v.dims
 // long) instead of a fresh slice: valid until buf is reused.
 func (v *Vectors) rowInto(id int64, buf []int8) (q []int8, scale float32, ok bool) {
-	i, ok := slices.BinarySearch(v.ids, id)
+	i, ok := v.findRow(id)
 	if !ok {
 		return nil, 0, false
 	}
@@ -193,7 +195,7 @@ func (v *Vectors) rowInto(id int64, buf []int8) (q []int8, scale float32, ok boo
 // Has reports whether v holds a row for chunk id (as [Vectors.Row] does,
 // without unpacking it).
 func (v *Vectors) Has(id int64) bool {
-	_, ok := slices.BinarySearch(v.ids, id)
+	_, ok := v.findRow(id)
 	return ok
 }
 
@@ -355,7 +357,7 @@ func (v *Vectors) Len() int {
 	if v == nil {
 		return 0
 	}
-	return len(v.ids)
+	return len(v.scales)
 }
 
 // Tuning of [Vectors.Nearest], measured against exact float32 search at
@@ -433,7 +435,7 @@ type nearestStats struct {
 // nearest is [Vectors.Nearest], also counting its work.
 func (v *Vectors) nearest(q []float32, k int) ([]int64, []float64, nearestStats) {
 	var st nearestStats
-	n := len(v.ids)
+	n := v.Len()
 	if len(q) != v.dims || k <= 0 || n == 0 {
 		return nil, nil, st
 	}
@@ -456,7 +458,7 @@ func (v *Vectors) nearest(q []float32, k int) ([]int64, []float64, nearestStats)
 	scores := make([]float64, len(top.h))
 	for i := len(top.h) - 1; i >= 0; i-- {
 		e := top.pop()
-		ids[i] = v.ids[e.row]
+		ids[i] = v.idAt(e.row)
 		scores[i] = float64(e.dot) * qscale * float64(v.scales[e.row])
 	}
 	// The slices above may view a mapped file that a cleanup of v
@@ -470,7 +472,7 @@ func (v *Vectors) nearest(q []float32, k int) ([]int64, []float64, nearestStats)
 // Exact scores are compared as int32 dot products times the row's scale,
 // the query's scale being common to all.
 func (v *Vectors) nearestPrefiltered(s *scratch, top *topK, pilot int) nearestStats {
-	n, dims, words := len(v.ids), v.dims, v.words
+	n, dims, words := v.Len(), v.dims, v.words
 	nbits := 64 * words // a corrupt file may set bits past dims
 	// Hamming distances, and how many rows have each.
 	ham := grow(s.ham, n)

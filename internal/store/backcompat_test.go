@@ -161,7 +161,7 @@ func TestBackcompat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != 2 || rows[0].Name != "FindNeedle" || rows[0].StartLine != 3 || !slices.Equal(rows[0].EmbedKey, backcompatKey[:]) {
+			if len(rows) != 2 || rows[0].Name != "FindNeedle" || rows[0].Symbol != "FindNeedle" || rows[0].Kind != "function" || rows[0].StartLine != 3 || !slices.Equal(rows[0].EmbedKey, backcompatKey[:]) {
 				t.Errorf("FileChunks(pkg/needle.go) = %+v", rows)
 			}
 			c, err := db.Count(ctx)

@@ -40,7 +40,7 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 	var args []any
 	if len(kinds) > 0 {
 		where += ` AND kind IN ` + placeholders(len(kinds))
-		args = stringArgs(kinds)
+		args = kindArgs(kinds)
 	}
 	if prefix != "" {
 		where += ` AND (path = ? OR path LIKE ? ESCAPE '\')`
@@ -51,17 +51,17 @@ func (db *DB) Symbols(ctx context.Context, kinds []string, prefix string, limit 
 	// which a definition lookup finds but a listing of definitions
 	// leaves out.
 	q := `SELECT path, kind, symbol, name, start_line, end_line FROM (
-  SELECT f.path, c.kind, c.symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1
+  SELECT f.path, c.kind, coalesce(c.symbol, c.name) AS symbol, c.name, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.name <> '' AND c.part <= 1
   UNION ALL
   SELECT f.path, n.kind, n.name, n.name, n.line, n.line FROM names n JOIN files f ON f.id = n.file_id
-  WHERE n.symbol = '' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
+  WHERE n.symbol = '' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id BETWEEN f.chunk_lo AND f.chunk_hi AND c.name = n.name AND c.start_line <= n.line AND n.line <= c.end_line)
 ) WHERE 1` + where + ` ORDER BY path, start_line`
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
 	return collect(ctx, db.r, "symbols", q, args, func(rows *sql.Rows, s *SymbolRow) error {
-		return rows.Scan(&s.Path, &s.Kind, &s.Symbol, &s.Name, &s.StartLine, &s.EndLine)
+		return rows.Scan(&s.Path, kindScan{&s.Kind}, &s.Symbol, &s.Name, &s.StartLine, &s.EndLine)
 	})
 }
 
@@ -75,9 +75,9 @@ func (db *DB) TypesMentioning(ctx context.Context, name string, limit int) ([]Ch
 		return nil, err
 	}
 	ids, _ := json.Marshal(inBody)
-	args := append(stringArgs(TypeKinds), "%"+escapeLike(name)+"%", string(ids), limit)
+	args := append(kindArgs(TypeKinds), "%"+escapeLike(name)+"%", string(ids), limit)
 	return db.queryChunks(ctx, `c.kind IN `+placeholders(len(TypeKinds))+`
-  AND (c.summary LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
+  AND (`+summarySQL+` LIKE ? ESCAPE '\' OR (f.language = 'go' AND c.id IN (SELECT value FROM json_each(?))))
   ORDER BY f.path, c.start_line LIMIT ?`, args...)
 }
 
@@ -98,7 +98,7 @@ func (db *DB) NamesByName(ctx context.Context, names []string, limit int) ([]Chu
 	q := `SELECT n.name, n.kind, n.symbol, n.breadcrumb, n.line, n.end_line, f.path, f.language, f.size, f.mtime FROM names n JOIN files f ON f.id = n.file_id
 WHERE n.name COLLATE NOCASE IN ` + placeholders(len(names)) + ` ORDER BY f.path, n.line LIMIT ?`
 	return collect(ctx, db.r, "names", q, args, func(rows *sql.Rows, r *ChunkRow) error {
-		err := rows.Scan(&r.Name, &r.Kind, &r.Symbol, &r.Breadcrumb, &r.StartLine, &r.EndLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
+		err := rows.Scan(&r.Name, kindScan{&r.Kind}, &r.Symbol, &r.Breadcrumb, &r.StartLine, &r.EndLine, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
 		if r.Symbol == "" {
 			r.Symbol = r.Name
 		}

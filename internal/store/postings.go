@@ -423,7 +423,7 @@ func chunksOfFiles(ctx context.Context, conn querier, fileIDs []int64) (map[int6
 	if err != nil {
 		return nil, err
 	}
-	return idSet(ctx, conn, "the chunks of the path filter", `SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))`, string(ids))
+	return idSet(ctx, conn, "the chunks of the path filter", `SELECT c.id FROM files f JOIN chunks c ON c.id BETWEEN f.chunk_lo AND f.chunk_hi WHERE f.id IN (SELECT value FROM json_each(?))`, string(ids))
 }
 
 // termRows returns the data of each term's postings rows, by term.
@@ -571,22 +571,24 @@ func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) err
 	return flush()
 }
 
-// postingsTables returns the definitions of a postings table named name
-// and of its table of long data, name_big (the layout of schema 10; the
-// migration to it spells out the same statements). A full merge writes
-// into a new pair that replaces the old one.
-func postingsTables(name string) string {
-	return `
-CREATE TABLE ` + name + `(
+// postingsTable returns the definition of a postings table named name
+// (the layout of schema 10; the migration to it spells out the same
+// statement).
+func postingsTable(name string) string {
+	return `CREATE TABLE ` + name + `(
   term TEXT NOT NULL,
   seg INTEGER NOT NULL,
   n INTEGER NOT NULL,
   data BLOB,
   big INTEGER,
   PRIMARY KEY(term, seg)
-) WITHOUT ROWID;
-CREATE TABLE ` + name + `_big(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-`
+) WITHOUT ROWID`
+}
+
+// postingsBigTable returns the definition of a postings table's table of
+// long data named name.
+func postingsBigTable(name string) string {
+	return `CREATE TABLE ` + name + `(id INTEGER PRIMARY KEY, data BLOB NOT NULL)`
 }
 
 // Compaction policy: small segments are merged once there are more than
@@ -693,16 +695,28 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 	// old one (dropping a table is much cheaper than deleting its rows one
 	// by one); a partial one keeps its few rows in memory until its reads
 	// are done, then deletes the merged rows.
-	target := "postings"
+	//
+	// The new postings table is then copied whole into the one that
+	// replaces the old: rows inserted one by one, even in key order,
+	// leave a WITHOUT ROWID table's pages about 88% full (SQLite
+	// rebalances each split page with its siblings), where a whole-table
+	// copy into an empty table (INSERT INTO t SELECT * FROM u, which
+	// SQLite does page-order, as an append) fills them. Measured on the
+	// Go standard library's index: postings 11.0 -> 9.7 MB. (The copy
+	// is written in the main database: a temporary table would hold the
+	// whole postings in memory.)
+	target, bigTarget := "postings", "postings_big"
 	if full {
-		target = "postings_merged"
-		if _, err := tx.ExecContext(ctx, postingsTables(target)); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		target, bigTarget = "postings_merged", "postings_merged_big"
+		for _, q := range []string{postingsTable(target), postingsBigTable(bigTarget)} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+			}
 		}
 	}
 	var pending []termRow
 	var postings, bytes int64
-	ins, err := newPostingsWriter(ctx, tx, target, target+"_big")
+	ins, err := newPostingsWriter(ctx, tx, target, bigTarget)
 	if err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
@@ -731,13 +745,23 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		for _, q := range []string{
 			`DROP TABLE postings`,
 			`DROP TABLE postings_big`,
-			`ALTER TABLE postings_merged RENAME TO postings`,
+			postingsTable("postings"),
+			`INSERT INTO postings SELECT * FROM postings_merged`,
+			`DROP TABLE postings_merged`,
 			`ALTER TABLE postings_merged_big RENAME TO postings_big`,
 			`DELETE FROM segments`,
 			// Every dead chunk's postings were in the merged segments.
 			`DELETE FROM dead`,
 			// Pages of no live chunk are never read again.
 			`DELETE FROM doclens WHERE page NOT IN (SELECT DISTINCT id >> ` + fmt.Sprint(docPageBits) + ` FROM chunks WHERE ntok > 0)`,
+			// The secondary indexes, whose entries were inserted in no
+			// key order (pages about 87% full), are built again from
+			// sorted entries, as the postings were: 0.5 MB less on the
+			// Go standard library's index.
+			`REINDEX chunks_name`,
+			`REINDEX names`,
+			`REINDEX imports`,
+			`REINDEX files`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return st, fmt.Errorf("compacting the BM25 index: %v", err)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -99,11 +98,11 @@ type ChunkRow struct {
 	FileTime int64 // Unix nanoseconds
 }
 
-const chunkCols = `c.id, c.file_id, c.kind, c.symbol, c.name, c.breadcrumb, c.summary, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
+const chunkCols = `c.id, c.file_id, c.kind, coalesce(c.symbol, c.name), c.name, c.breadcrumb, ` + summarySQL + `, c.start_line, c.end_line, c.start_byte, c.end_byte, c.part, c.embed_key, f.path, f.language, f.size, f.mtime`
 
 func (db *DB) queryChunks(ctx context.Context, where string, args ...any) ([]ChunkRow, error) {
 	return collect(ctx, db.r, "chunks", `SELECT `+chunkCols+` FROM chunks c JOIN files f ON f.id = c.file_id WHERE `+where, args, func(rows *sql.Rows, r *ChunkRow) error {
-		return rows.Scan(&r.ID, &r.FileID, &r.Kind, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
+		return rows.Scan(&r.ID, &r.FileID, kindScan{&r.Kind}, &r.Symbol, &r.Name, &r.Breadcrumb, &r.Summary, &r.StartLine, &r.EndLine,
 			&r.StartByte, &r.EndByte, &r.Part, &r.EmbedKey, &r.Path, &r.Language, &r.FileSize, &r.FileTime)
 	})
 }
@@ -138,7 +137,9 @@ func (db *DB) ChunksByName(ctx context.Context, names []string, limit int) ([]Ch
 
 // FileChunks returns the chunks of one file ordered by position.
 func (db *DB) FileChunks(ctx context.Context, path string) ([]ChunkRow, error) {
-	return db.queryChunks(ctx, `f.path = ? ORDER BY c.start_byte`, path)
+	// The file's id range (files.chunk_lo, chunk_hi) reads its rows
+	// alone; c.file_id alone has no index to find them by.
+	return db.queryChunks(ctx, `f.path = ? AND c.id BETWEEN f.chunk_lo AND f.chunk_hi ORDER BY c.start_byte`, path)
 }
 
 // Vectors calls start with the content version and the number of chunks
@@ -212,16 +213,13 @@ func (db *DB) VectorsAfter(ctx context.Context, afterID int64, fn func(ver Versi
 		if kv[MetaVectorBase] != "" {
 			q = `SELECT c.id, e.vec FROM chunks c LEFT JOIN embeddings e ON e.key = c.embed_key WHERE c.id > ? AND c.embed_key IS NOT NULL ORDER BY c.id`
 		}
-		// Every chunk id, from the narrow file index rather than the
-		// table (a held row's chunk had an embedding, so it is live iff
-		// its id is here): 8 times fewer pages on the Go tree.
-		live, err = collect(ctx, tx, "chunk ids", `SELECT id FROM chunks INDEXED BY chunks_file`, nil, func(rows *sql.Rows, id *int64) error {
-			return rows.Scan(id)
-		})
+		// Every chunk id, from the files' ranges rather than the table
+		// (a held row's chunk had an embedding, so it is live iff its id
+		// is here).
+		live, err = liveChunkIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
-		slices.Sort(live)
 		return each(ctx, tx, "vectors", q, []any{afterID}, func(rows *sql.Rows) error {
 			var id int64
 			var vec []byte
@@ -306,7 +304,9 @@ func (db *DB) Count(ctx context.Context) (Counts, error) {
 	// chunks whose vectors were folded into the vector file (see
 	// [DB.FoldVectors]), one row each there: counting the distinct keys
 	// of both took 0.3 s of CPU on the Go standard library, this 0.04 s.
-	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks),
+	// Chunks counts the files' chunk id ranges: the table itself has no
+	// narrow index to count.
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo),
 (SELECT count(*) FROM embeddings) + (SELECT count(*) FROM chunks c WHERE c.embed_key IS NOT NULL AND
  (SELECT value FROM meta WHERE key = ?) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key))`, MetaVectorBase).
 		Scan(&c.Files, &c.Chunks, &c.Vectors); err != nil {
@@ -404,7 +404,8 @@ func escapeLike(s string) string {
 // 0 when the file has no chunks.
 func (db *DB) ChunkAtLine(ctx context.Context, fileID int64, line int) (int64, error) {
 	var id int64
-	err := db.r.QueryRowContext(ctx, `SELECT id FROM chunks WHERE file_id = ? ORDER BY (start_line <= ? AND end_line >= ?) DESC, start_byte LIMIT 1`,
+	err := db.r.QueryRowContext(ctx, `SELECT c.id FROM files f JOIN chunks c ON c.id BETWEEN f.chunk_lo AND f.chunk_hi WHERE f.id = ?
+ORDER BY (c.start_line <= ? AND c.end_line >= ?) DESC, c.start_byte LIMIT 1`,
 		fileID, line, line).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
@@ -438,4 +439,26 @@ func (db *DB) AllFiles(ctx context.Context) ([]FileInfo, error) {
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// chunkRanges is the query of every file's chunk ids, as ranges
+// (files.chunk_lo, chunk_hi; empty for a file without chunks) in
+// increasing order: a file's chunks take consecutive ids ([DB.Apply]).
+const chunkRanges = `SELECT chunk_lo, chunk_hi FROM files WHERE chunk_hi >= chunk_lo ORDER BY chunk_lo`
+
+// liveChunkIDs returns the id of every chunk, in increasing order, from
+// the files' chunk ranges.
+func liveChunkIDs(ctx context.Context, tx *sql.Tx) ([]int64, error) {
+	var live []int64
+	err := each(ctx, tx, "chunk ids", chunkRanges, nil, func(rows *sql.Rows) error {
+		var lo, hi int64
+		if err := rows.Scan(&lo, &hi); err != nil {
+			return err
+		}
+		for id := lo; id <= hi; id++ {
+			live = append(live, id)
+		}
+		return nil
+	})
+	return live, err
 }

@@ -68,7 +68,7 @@ func (db *DB) ReadChunkTable(ctx context.Context) (*ChunkTable, error) {
 			return err
 		}
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks INDEXED BY chunks_file`).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo`).Scan(&n); err != nil {
 			return fmt.Errorf("counting chunks: %v", err)
 		}
 		b := newTableBuilder(ver, files, n)
@@ -101,13 +101,10 @@ func (t *ChunkTable) Advance(ctx context.Context, db *DB) (*ChunkTable, error) {
 			out = t
 			return nil
 		}
-		live, err := collect(ctx, tx, "chunk ids", `SELECT id FROM chunks INDEXED BY chunks_file`, nil, func(rows *sql.Rows, id *int64) error {
-			return rows.Scan(id)
-		})
+		live, err := liveChunkIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
-		slices.Sort(live)
 		b := newTableBuilder(ver, files, len(live))
 		for i, id := range t.ids {
 			if _, ok := slices.BinarySearch(live, id); !ok {
@@ -175,12 +172,19 @@ func newTableBuilder(ver Version, files []fileRow, n int) *tableBuilder {
 // columns are scanned as raw bytes and copied once, into the table's
 // text.
 func (b *tableBuilder) read(ctx context.Context, tx *sql.Tx, after int64) error {
-	var kind, sym, name, crumb, summ sql.RawBytes
+	var sym, name, crumb, summ sql.RawBytes
+	var kind string
 	var id, fileID, sl, el, sb, eb, part int64
-	return each(ctx, tx, "chunks", `SELECT id, file_id, kind, symbol, name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part FROM chunks WHERE id > ? ORDER BY id`, []any{after},
+	return each(ctx, tx, "chunks", `SELECT id, file_id, kind, coalesce(symbol, name), name, breadcrumb, summary, start_line, end_line, start_byte, end_byte, part FROM chunks WHERE id > ? ORDER BY id`, []any{after},
 		func(rows *sql.Rows) error {
-			if err := rows.Scan(&id, &fileID, &kind, &sym, &name, &crumb, &summ, &sl, &el, &sb, &eb, &part); err != nil {
+			if err := rows.Scan(&id, &fileID, kindScan{&kind}, &sym, &name, &crumb, &summ, &sl, &el, &sb, &eb, &part); err != nil {
 				return err
+			}
+			if summ == nil {
+				// The first part's summary (summaryArg), read before.
+				if i, ok := slices.BinarySearch(b.t.ids, id-part+1); ok {
+					summ = b.text[b.t.off[4*i+3]:b.t.off[4*i+4]]
+				}
 			}
 			addRow(b, id, fileID, kind, sym, name, crumb, summ, sl, el, sb, eb, part)
 			return nil
@@ -189,17 +193,17 @@ func (b *tableBuilder) read(ctx context.Context, tx *sql.Tx, after int64) error 
 
 // add appends one row; a row whose file is not among the table's is left
 // out, as the join of [DB.Chunks] leaves it out.
-func addRow[S ~string | ~[]byte](b *tableBuilder, id, fileID int64, kind, sym, name, crumb, summ S, sl, el, sb, eb, part int64) {
+func addRow[S ~string | ~[]byte](b *tableBuilder, id, fileID int64, kind string, sym, name, crumb, summ S, sl, el, sb, eb, part int64) {
 	t := b.t
 	fi, ok := t.fileByID[fileID]
 	if !ok {
 		return
 	}
-	k, ok := t.kindByName[string(kind)]
+	k, ok := t.kindByName[kind]
 	if !ok {
 		k = uint8(len(t.kindNames))
-		t.kindNames = append(t.kindNames, string(kind))
-		t.kindByName[string(kind)] = k
+		t.kindNames = append(t.kindNames, kind)
+		t.kindByName[kind] = k
 	}
 	t.ids = append(t.ids, id)
 	t.files = append(t.files, fi)

@@ -151,7 +151,7 @@ ALTER TABLE chunks ADD COLUMN sketch BLOB;
 	// once. An older index is rebuilt (its identity names the schema), so
 	// this leaves a consistent, empty BM25 index: no chunk has postings
 	// (ntok 0), none is dead. The postings tables are those of
-	// postingsTables("postings").
+	// postingsTable("postings") and postingsBigTable("postings_big").
 	9: `
 DROP TABLE postings;
 CREATE TABLE postings(
@@ -184,6 +184,59 @@ DELETE FROM meta WHERE key = 'vector_base';
 	// not read, so no folded base is named until the rebuild writes one.
 	11: `
 DELETE FROM meta WHERE key = 'vector_base';
+`,
+	// Kinds as integer codes (kind.go), a chunk's symbol NULL when it
+	// is its name (most are: 69k of the Go standard library's 107k
+	// chunks), read as coalesce(symbol, name), and the summary of a split
+	// definition's later part NULL when it repeats the first part's
+	// (summaryArg; the migration keeps every summary). The rows are converted,
+	// so nothing has to be indexed again.
+	//
+	// A file's chunks take consecutive ids, which the file row names
+	// (chunk_lo, chunk_hi; an empty range for a file without chunks), in
+	// place of the index chunks_file (1.3 MB on the Go standard library);
+	// chunks no longer reference files (the writer deletes a file's
+	// chunks itself, with foreign keys off).
+	12: `
+ALTER TABLE files ADD COLUMN chunk_lo INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE files ADD COLUMN chunk_hi INTEGER NOT NULL DEFAULT -1;
+UPDATE files SET (chunk_lo, chunk_hi) = (SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM chunks WHERE file_id = files.id);
+CREATE TABLE chunks_v13(
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  symbol TEXT,
+  name TEXT NOT NULL,
+  breadcrumb TEXT NOT NULL,
+  summary TEXT,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  part INTEGER NOT NULL,
+  embed_key BLOB,
+  ntok INTEGER NOT NULL DEFAULT 0,
+  sketch BLOB
+);
+INSERT INTO chunks_v13 SELECT id, file_id, ` + kindCaseSQL("kind") + `, nullif(symbol, name), name, breadcrumb, summary,
+  start_line, end_line, start_byte, end_byte, part, embed_key, ntok, sketch FROM chunks ORDER BY id;
+DROP TABLE chunks;
+ALTER TABLE chunks_v13 RENAME TO chunks;
+CREATE INDEX chunks_name ON chunks(name COLLATE NOCASE) WHERE name <> '';
+CREATE TABLE names_v13(
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  symbol TEXT NOT NULL DEFAULT '',
+  breadcrumb TEXT NOT NULL DEFAULT '',
+  end_line INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO names_v13 SELECT file_id, name, ` + kindCaseSQL("kind") + `, line, symbol, breadcrumb, end_line FROM names ORDER BY rowid;
+DROP TABLE names;
+ALTER TABLE names_v13 RENAME TO names;
+CREATE INDEX names_file ON names(file_id);
+CREATE INDEX names_name ON names(name COLLATE NOCASE);
 `,
 }
 

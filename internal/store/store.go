@@ -44,7 +44,8 @@ import (
 //	    WITHOUT ROWID keyed by (term, seg), long data in postings_big).
 //	11: vectors of live chunks may be folded into the vector file (meta vector_base).
 //	12: 16-byte embedding keys; vector file version 5 (7-bit rows).
-const SchemaVersion = 12
+//	13: kinds as integer codes; a chunk's symbol NULL when it is its name.
+const SchemaVersion = 13
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1

@@ -174,7 +174,10 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			continue
 		}
 		var fileID int64
-		if err := w.upFile.QueryRowContext(ctx, u.File.Path, u.File.Language, u.File.Size, u.File.ModTime, u.File.Hash, u.File.Lines).Scan(&fileID); err != nil {
+		// The file's chunks take the ids nextID.. in turn, so the file row
+		// names them as that range (files.chunk_lo, chunk_hi).
+		lo, hi := nextID, nextID+int64(len(u.Chunks))-1
+		if err := w.upFile.QueryRowContext(ctx, u.File.Path, u.File.Language, u.File.Size, u.File.ModTime, u.File.Hash, u.File.Lines, lo, hi).Scan(&fileID); err != nil {
 			return fmt.Errorf("writing file %s: %v", u.File.Path, err)
 		}
 		w.written[fileID] = true
@@ -184,7 +187,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			}
 		}
 		for _, n := range u.Names {
-			if err := w.names.add(ctx, fileID, n.Name, n.Kind, n.Line, n.Symbol, n.Breadcrumb, max(n.EndLine, n.Line)); err != nil {
+			if err := w.names.add(ctx, fileID, n.Name, kindArg(n.Kind), n.Line, n.Symbol, n.Breadcrumb, max(n.EndLine, n.Line)); err != nil {
 				return fmt.Errorf("writing names of %s: %v", u.File.Path, err)
 			}
 		}
@@ -198,7 +201,7 @@ func (db *DB) Apply(ctx context.Context, updates []Update) error {
 			id := nextID
 			nextID++
 			ntok := seg.add(id, c.Terms)
-			if err := w.chunks.add(ctx, id, fileID, c.Kind, c.Symbol, c.Name, c.Breadcrumb, c.Summary, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
+			if err := w.chunks.add(ctx, id, fileID, kindArg(c.Kind), symbolArg(c.Symbol, c.Name), c.Name, c.Breadcrumb, summaryArg(u.Chunks, j), c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.Part, c.EmbedKey, ntok, c.Sketch); err != nil {
 				return fmt.Errorf("writing chunks of %s: %v", u.File.Path, err)
 			}
 		}
@@ -259,12 +262,13 @@ func newApplyWriter(ctx context.Context, tx *sql.Tx) (*applyWriter, error) {
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	w.upFile = prep(`INSERT INTO files(path, language, size, mtime, hash, lines) VALUES(?,?,?,?,?,?)
-ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash, lines=excluded.lines
+	w.upFile = prep(`INSERT INTO files(path, language, size, mtime, hash, lines, chunk_lo, chunk_hi) VALUES(?,?,?,?,?,?,?,?)
+ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash, lines=excluded.lines,
+  chunk_lo=excluded.chunk_lo, chunk_hi=excluded.chunk_hi
 RETURNING id`)
 	w.insSkip = prep(`INSERT OR REPLACE INTO skipped(path, size, mtime, reason, detail) VALUES(?,?,?,?,?)`)
 	w.delSkip = prep(`DELETE FROM skipped WHERE path = ?`)
-	w.fileID = prep(`SELECT id FROM files WHERE path = ?`)
+	w.fileID = prep(`SELECT id, chunk_lo, chunk_hi FROM files WHERE path = ?`)
 	return w, err
 }
 
@@ -295,8 +299,8 @@ func (w *applyWriter) deleteFile(ctx context.Context, path string) error {
 	if _, err := w.delSkip.ExecContext(ctx, path); err != nil {
 		return fmt.Errorf("deleting skip record of %s: %v", path, err)
 	}
-	var id int64
-	switch err := w.fileID.QueryRowContext(ctx, path).Scan(&id); {
+	var id, lo, hi int64
+	switch err := w.fileID.QueryRowContext(ctx, path).Scan(&id, &lo, &hi); {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil // a new file: nothing else to delete (most writes of a cold run)
 	case err != nil:
@@ -310,17 +314,21 @@ func (w *applyWriter) deleteFile(ctx context.Context, path string) error {
 		}
 	}
 	tx := w.tx
-	for _, q := range []struct{ what, sql string }{
+	// The file's chunks are the ids lo..hi (files.chunk_lo, chunk_hi).
+	for _, q := range []struct {
+		what, sql string
+		args      []any
+	}{
 		{"postings", `UPDATE bm25_stats SET (docs, tokens) =
-(SELECT docs - count(*), tokens - coalesce(sum(ntok), 0) FROM chunks WHERE file_id = ?1 AND ntok > 0) WHERE id = 1`},
-		{"postings", `INSERT INTO dead(id) SELECT id FROM chunks WHERE file_id = ?1 AND ntok > 0`},
-		{"chunks", `DELETE FROM chunks WHERE file_id = ?1`},
-		{"imports", `DELETE FROM imports WHERE file_id = ?1`},
-		{"names", `DELETE FROM names WHERE file_id = ?1`},
-		{"secrets", `DELETE FROM secrets WHERE file_id = ?1`},
-		{"the file row", `DELETE FROM files WHERE id = ?1`},
+(SELECT docs - count(*), tokens - coalesce(sum(ntok), 0) FROM chunks WHERE id BETWEEN ? AND ? AND ntok > 0) WHERE id = 1`, []any{lo, hi}},
+		{"postings", `INSERT INTO dead(id) SELECT id FROM chunks WHERE id BETWEEN ? AND ? AND ntok > 0`, []any{lo, hi}},
+		{"chunks", `DELETE FROM chunks WHERE id BETWEEN ? AND ?`, []any{lo, hi}},
+		{"imports", `DELETE FROM imports WHERE file_id = ?`, []any{id}},
+		{"names", `DELETE FROM names WHERE file_id = ?`, []any{id}},
+		{"secrets", `DELETE FROM secrets WHERE file_id = ?`, []any{id}},
+		{"the file row", `DELETE FROM files WHERE id = ?`, []any{id}},
 	} {
-		if _, err := tx.ExecContext(ctx, q.sql, id); err != nil {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 			return fmt.Errorf("deleting %s of %s: %v", q.what, path, err)
 		}
 	}
