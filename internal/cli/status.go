@@ -218,7 +218,7 @@ func writeBackend(w io.Writer, st *engine.Status) {
 	case b.Synced != nil:
 		fmt.Fprintf(w, "backend:       weaviate %s, tenant %s: %d files, %d chunks, generation %d, synced %s from %s:%s\n",
 			b.URL, b.Tenant, b.Synced.Files, b.Synced.Chunks, b.Synced.Generation, b.Synced.Synced, b.Synced.Host, b.Synced.Root)
-		if b.Synced.Identity != st.Identity.Hash {
+		if b.Stale {
 			fmt.Fprintf(w, "               the tenant was written by another ctx build or model (%s): run `ctx index --backend weaviate`\n", b.Synced.Model)
 		}
 	default:

@@ -100,7 +100,7 @@ func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done
 	st, err := wvstore.Sync(ctx, wvstore.Params{
 		Client: c, Prefix: e.cfg.Backend.Prefix, Tenant: e.Tenant(), Replicas: e.cfg.Backend.Replicas,
 		Root: e.root, DB: db, Embedder: e.indexEmbedder(), Batch: e.cfg.Embed.BatchSize, KeepSecrets: e.cfg.IncludeSecrets,
-		Info: wvstore.Info{Identity: id.Hash, Model: id.Model, Generation: gen, Root: e.root, Host: host}, Progress: progress,
+		Info: wvstore.Info{Identity: wvstore.Identity(id.Hash), Model: id.Model, Generation: gen, Root: e.root, Host: host}, Progress: progress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("syncing %s into Weaviate (%s, tenant %s): %w", e.root, e.cfg.Backend.Weaviate.URL, st.Tenant, err)
@@ -141,7 +141,7 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	if err := e.ensureDims(ctx); err != nil {
 		return nil, err
 	}
-	if id := e.Identity(); src.Info.Identity != id.Hash {
+	if id := e.Identity(); src.Info.Identity != wvstore.Identity(id.Hash) {
 		return nil, WithFix(fmt.Errorf("%w: tenant %s in Weaviate was indexed by another ctx build or embedding model (%s, here %s); run `ctx index --backend weaviate` to rebuild it",
 			ErrStale, e.Tenant(), src.Info.Model, id.Model), "ctx index --backend weaviate")
 	}
@@ -200,6 +200,10 @@ type BackendStatus struct {
 	// (identity, generation, counts, where and when); nil when the
 	// tenant was never synced or the server did not answer (see Error).
 	Synced *wvstore.Info `json:"synced,omitempty"`
+	// Stale is set when Synced was written by another ctx build or
+	// embedding model (its identity is not this build's): searches refuse
+	// the tenant until `ctx index --backend weaviate` rebuilds it.
+	Stale bool `json:"stale,omitempty"`
 	// Error says why Synced is missing, with the fix.
 	Error string `json:"error,omitempty"`
 }
@@ -218,5 +222,6 @@ func (e *Engine) backendStatus(ctx context.Context) *BackendStatus {
 		return bs
 	}
 	bs.Synced = &src.Info
+	bs.Stale = src.Info.Identity != wvstore.Identity(e.Identity().Hash)
 	return bs
 }

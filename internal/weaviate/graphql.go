@@ -59,15 +59,16 @@ type Hit struct {
 	Vector []float32
 }
 
-// graphql posts a GraphQL query and decodes its data into out; a
-// GraphQL error list becomes a *[GraphQLError].
+// graphql posts a GraphQL query and decodes its data into out (a
+// pointer) in the same pass that reads the answer; a GraphQL error list
+// becomes a *[GraphQLError].
 func (c *Client) graphql(ctx context.Context, query string, out any) error {
-	var resp struct {
-		Data   json.RawMessage `json:"data"`
+	resp := struct {
+		Data   any `json:"data"`
 		Errors []struct {
 			Message string `json:"message"`
 		} `json:"errors"`
-	}
+	}{Data: out}
 	if err := c.do(ctx, http.MethodPost, c.endpoint("/v1/graphql"), map[string]string{"query": query}, &resp); err != nil {
 		return err
 	}
@@ -78,11 +79,10 @@ func (c *Client) graphql(ctx context.Context, query string, out any) error {
 		}
 		return e
 	}
-	if len(resp.Data) == 0 || string(resp.Data) == "null" {
+	// A null data field sets resp.Data to nil; an absent one leaves out
+	// unfilled, which the zero answer stands for.
+	if resp.Data == nil {
 		return fmt.Errorf("graphql answer has no data")
-	}
-	if err := json.Unmarshal(resp.Data, out); err != nil {
-		return fmt.Errorf("decoding graphql data: %v", err)
 	}
 	return nil
 }
@@ -199,6 +199,51 @@ func buildGet(q Query, consistency string) (string, error) {
 // first for BM25 and nearVector). When [Client.ConsistencyLevel] is set
 // and the class is replicated, it is passed as consistencyLevel.
 func (c *Client) Get(ctx context.Context, q Query) ([]Hit, error) {
+	rows, err := GetAs[map[string]json.RawMessage](ctx, c, q)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, len(rows))
+	for i, row := range rows {
+		var add Additional
+		if raw, ok := row["_additional"]; ok {
+			if err := json.Unmarshal(raw, &add); err != nil {
+				return nil, fmt.Errorf("weaviate get %s: decoding _additional: %v", q.Class, err)
+			}
+			delete(row, "_additional")
+		}
+		hits[i] = Hit{ID: add.ID, Props: row, Score: float64(add.Score), Distance: add.Distance, Vector: add.Vector}
+	}
+	return hits, nil
+}
+
+// Additional is a hit's _additional field, for a row type of [GetAs]:
+// the object's UUID, its BM25 score (with [Query].BM25), its vector
+// distance (with [Query].NearVector) and its vector (with
+// [Query].WithVector).
+type Additional struct {
+	ID       string    `json:"id"`
+	Score    Score     `json:"score"`
+	Distance float64   `json:"distance"`
+	Vector   []float32 `json:"vector"`
+}
+
+// Score is a BM25 score, which Weaviate sends as a string ("1.2345"); a
+// number is accepted too, and absent, null or "" is 0.
+type Score float64
+
+// UnmarshalJSON reads a score sent as a string or a number.
+func (s *Score) UnmarshalJSON(b []byte) error {
+	v, err := parseScore(b)
+	*s = Score(v)
+	return err
+}
+
+// GetAs runs q as [Client.Get] does and decodes each hit straight into a
+// T: a struct whose json tags name q's Fields, with a field of type
+// [Additional] tagged "_additional" (or a map). Rows that only a few
+// properties describe decode without a map per hit.
+func GetAs[T any](ctx context.Context, c *Client, q Query) ([]T, error) {
 	if err := checkConsistency(c.ConsistencyLevel); err != nil {
 		return nil, fmt.Errorf("weaviate get %s: %v", q.Class, err)
 	}
@@ -217,38 +262,12 @@ func (c *Client) Get(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("weaviate get %s: %v", q.Class, err)
 	}
 	var data struct {
-		Get map[string][]map[string]json.RawMessage `json:"Get"`
+		Get map[string][]T `json:"Get"`
 	}
 	if err := c.graphql(ctx, text, &data); err != nil {
 		return nil, fmt.Errorf("weaviate get %s: %w", q.Class, err)
 	}
-	rows := data.Get[q.Class]
-	hits := make([]Hit, len(rows))
-	for i, row := range rows {
-		var add struct {
-			ID       string          `json:"id"`
-			Score    json.RawMessage `json:"score"`
-			Distance *float64        `json:"distance"`
-			Vector   []float32       `json:"vector"`
-		}
-		if raw, ok := row["_additional"]; ok {
-			if err := json.Unmarshal(raw, &add); err != nil {
-				return nil, fmt.Errorf("weaviate get %s: decoding _additional: %v", q.Class, err)
-			}
-			delete(row, "_additional")
-		}
-		h := Hit{ID: add.ID, Props: row, Vector: add.Vector}
-		if add.Distance != nil {
-			h.Distance = *add.Distance
-		}
-		if s, err := parseScore(add.Score); err != nil {
-			return nil, fmt.Errorf("weaviate get %s: %v", q.Class, err)
-		} else {
-			h.Score = s
-		}
-		hits[i] = h
-	}
-	return hits, nil
+	return data.Get[q.Class], nil
 }
 
 // parseScore reads _additional.score, which Weaviate sends as a string

@@ -81,9 +81,6 @@ func TestIntegrationSchema(t *testing.T) {
 	}{
 		{"tokenization", func(c *weaviate.Class) { c.Properties[0].Tokenization = "whitespace" }},
 		{"data type", func(c *weaviate.Class) { c.Properties[2].DataType = "number" }},
-		{"missing property", func(c *weaviate.Class) {
-			c.Properties = append(c.Properties, weaviate.Property{Name: "extra", DataType: "text"})
-		}},
 		{"multi-tenancy", func(c *weaviate.Class) { c.MultiTenancy = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +91,15 @@ func TestIntegrationSchema(t *testing.T) {
 				t.Errorf("EnsureClass = %v, want ErrSchemaMismatch", err)
 			}
 		})
+	}
+	// A property the class lacks is added to it (a newer object layout).
+	more := cl
+	more.Properties = append(slices.Clone(cl.Properties), weaviate.Property{Name: "extra", DataType: "text", Searchable: new(false)})
+	if err := c.EnsureClass(ctx, more); err != nil {
+		t.Errorf("EnsureClass(a property more) = %v", err)
+	}
+	if got, err := c.Class(ctx, name); err != nil || got == nil || len(got.Properties) != 4 || got.Properties[3].Name != "extra" || *got.Properties[3].Searchable {
+		t.Errorf("Class after EnsureClass(a property more) = %+v, %v", got, err)
 	}
 	if got, err := c.Class(ctx, name+"Absent"); got != nil || err != nil {
 		t.Errorf("Class(absent) = %v, %v", got, err)

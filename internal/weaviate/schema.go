@@ -193,10 +193,12 @@ func (c *Client) noteReplicas(class string, factor int) {
 }
 
 // EnsureClass creates cl when no class of that name exists. When one
-// does, it returns an error wrapping [ErrSchemaMismatch] if a property of
-// cl is missing or has another data type or tokenization, or if
-// multi-tenancy differs; extra properties on the server are fine, and
-// other settings (replicas, shards, distance) are not compared.
+// does, the properties of cl it lacks are added to it (a newer layout of
+// the class's objects), and it returns an error wrapping
+// [ErrSchemaMismatch] if a property has another data type or
+// tokenization, or if multi-tenancy differs; extra properties on the
+// server are fine, and other settings (replicas, shards, distance) are
+// not compared.
 func (c *Client) EnsureClass(ctx context.Context, cl Class) error {
 	if err := checkName("class", cl.Name); err != nil {
 		return fmt.Errorf("weaviate ensure class: %v", err)
@@ -219,6 +221,26 @@ func (c *Client) EnsureClass(ctx context.Context, cl Class) error {
 		// Another process may have created it meanwhile: compare instead.
 		if have, _ = c.Class(ctx, cl.Name); have == nil {
 			return fmt.Errorf("weaviate create class %s: %w", cl.Name, err)
+		}
+	}
+	if have.MultiTenancy == cl.MultiTenancy {
+		added := false
+		for _, p := range toWire(cl).Properties {
+			if slices.ContainsFunc(have.Properties, func(h Property) bool { return h.Name == p.Name }) {
+				continue
+			}
+			// Another process may add it meanwhile: its failure is
+			// judged by the comparison below.
+			_ = c.do(ctx, http.MethodPost, c.endpoint("/v1/schema/"+url.PathEscape(cl.Name)+"/properties"), p, nil)
+			added = true
+		}
+		if added {
+			if have, err = c.Class(ctx, cl.Name); err != nil {
+				return fmt.Errorf("weaviate ensure class %s: %w", cl.Name, err)
+			}
+			if have == nil {
+				return fmt.Errorf("weaviate ensure class %s: deleted while its properties were added", cl.Name)
+			}
 		}
 	}
 	if err := compareClass(cl, *have); err != nil {

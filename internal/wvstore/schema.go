@@ -109,12 +109,10 @@ func classes(prefix string, replicas int) []weaviate.Class {
 		// words English lists hold ("if", "not", "for"): Weaviate must not
 		// drop more.
 		Stopwords: "none",
+		// The filters' properties, then the row the search reads
+		// (rowProp); the terms follow.
 		Properties: []weaviate.Property{
-			field("chunkId"), field("fileId"), field("path"), field("language"), field("nameLower"), field("fileHash"),
-			stored("kind", "text"), stored("symbol", "text"), stored("name", "text"),
-			stored("breadcrumb", "text"), stored("summary", "text"),
-			stored("startLine", "int"), stored("endLine", "int"), stored("startByte", "int"), stored("endByte", "int"),
-			stored("part", "int"), stored("fileSize", "int"), stored("fileTime", "text"),
+			field("chunkId"), field("fileId"), field("path"), field("nameLower"), stored(rowProp, "text"),
 		},
 	}
 	for _, p := range termProps {

@@ -3,7 +3,6 @@ package wvstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -91,9 +90,12 @@ func (s *Source) Degraded() string {
 	return s.degraded
 }
 
-// chunkFields are the chunk properties a row needs.
-var chunkFields = []string{"chunkId", "fileId", "path", "language", "kind", "symbol", "name", "breadcrumb", "summary",
-	"startLine", "endLine", "startByte", "endByte", "part", "fileSize", "fileTime", "fileHash"}
+// rowHit is a chunk hit as the search reads it: its packed row
+// ([rowProp]) and _additional.
+type rowHit struct {
+	Row string              `json:"row"`
+	Add weaviate.Additional `json:"_additional"`
+}
 
 // Count returns the chunk and file counts of the last sync.
 func (s *Source) Count(context.Context) (store.Counts, error) {
@@ -126,19 +128,20 @@ func (s *Source) AllFiles(ctx context.Context) ([]store.FileInfo, error) {
 
 // get runs a chunk query, remembers its rows and returns them with the
 // hits' scores and distances.
-func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, []weaviate.Hit, error) {
-	q.Class, q.Tenant, q.Fields = s.chunk, s.tenant, chunkFields
-	hits, err := s.c.Get(ctx, q)
+func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, []weaviate.Additional, error) {
+	q.Class, q.Tenant, q.Fields = s.chunk, s.tenant, rowFieldsQuery
+	hits, err := weaviate.GetAs[rowHit](ctx, s.c, q)
 	if err != nil {
 		return nil, nil, err
 	}
 	rows := make([]store.ChunkRow, len(hits))
 	hashes := make([]string, len(hits))
-	for i, h := range hits {
-		if err := decodeRow(h.Props, &rows[i]); err != nil {
-			return nil, nil, fmt.Errorf("chunk object %s: %w", h.ID, err)
+	adds := make([]weaviate.Additional, len(hits))
+	for i := range hits {
+		if hashes[i], err = decodeRow(hits[i].Row, &rows[i]); err != nil {
+			return nil, nil, fmt.Errorf("chunk object %s: %w", hits[i].Add.ID, err)
 		}
-		_ = json.Unmarshal(h.Props["fileHash"], &hashes[i])
+		adds[i] = hits[i].Add
 	}
 	s.mu.Lock()
 	for i, r := range rows {
@@ -148,8 +151,11 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 		}
 	}
 	s.mu.Unlock()
-	return rows, hits, nil
+	return rows, adds, nil
 }
+
+// rowFieldsQuery are the properties a chunk query returns.
+var rowFieldsQuery = []string{rowProp}
 
 // Chunks returns the rows of ids, from memory when a query returned them.
 func (s *Source) Chunks(ctx context.Context, ids []int64) ([]store.ChunkRow, error) {
@@ -267,7 +273,7 @@ func (s *Source) SearchBM25(ctx context.Context, q store.BM25Query) ([]store.Hit
 	}
 	out := make([]store.Hit, len(rows))
 	for i := range rows {
-		out[i] = store.Hit{ChunkID: rows[i].ID, Score: hits[i].Score}
+		out[i] = store.Hit{ChunkID: rows[i].ID, Score: float64(hits[i].Score)}
 	}
 	slices.SortStableFunc(out, func(a, b store.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID))
@@ -330,24 +336,22 @@ func (s *Source) FilesByPathSuffixes(ctx context.Context, mentions []string) ([]
 		return out, nil
 	}
 	f := weaviate.Filter{Operator: "ContainsAny", Path: []string{"base"}, Texts: bases}
-	hits, err := s.c.Get(ctx, weaviate.Query{Class: s.file, Tenant: s.tenant, Fields: []string{"fileId", "path"}, Where: &f, Limit: 10000})
+	type fileHit struct {
+		FileID string              `json:"fileId"`
+		Path   string              `json:"path"`
+		Add    weaviate.Additional `json:"_additional"`
+	}
+	hits, err := weaviate.GetAs[fileHit](ctx, s.c, weaviate.Query{Class: s.file, Tenant: s.tenant, Fields: []string{"fileId", "path"}, Where: &f, Limit: 10000})
 	if err != nil {
 		return nil, err
 	}
 	files := make([]store.FileRef, 0, len(hits))
 	for _, h := range hits {
-		var r store.FileRef
-		var id string
-		if err := json.Unmarshal(h.Props["fileId"], &id); err != nil {
-			return nil, fmt.Errorf("file object %s: %v", h.ID, err)
+		id, err := strconv.ParseInt(h.FileID, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("file object %s: fileId %q", h.Add.ID, h.FileID)
 		}
-		if r.ID, err = strconv.ParseInt(id, 10, 64); err != nil {
-			return nil, fmt.Errorf("file object %s: fileId %q", h.ID, id)
-		}
-		if err := json.Unmarshal(h.Props["path"], &r.Path); err != nil {
-			return nil, fmt.Errorf("file object %s: %v", h.ID, err)
-		}
-		files = append(files, r)
+		files = append(files, store.FileRef{ID: id, Path: h.Path})
 	}
 	slices.SortFunc(files, func(a, b store.FileRef) int {
 		return cmp.Or(cmp.Compare(len(a.Path), len(b.Path)), cmp.Compare(a.Path, b.Path))
@@ -423,20 +427,20 @@ func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float
 	s.mu.Unlock()
 	for b := range slices.Chunk(ask, maxIDs) {
 		f := idsFilter("chunkId", b)
-		hits, err := s.c.Get(ctx, weaviate.Query{Class: s.chunk, Tenant: s.tenant, Fields: []string{"chunkId"}, NearVector: &weaviate.NearVector{Vector: q}, Where: &f, Limit: len(b)})
+		type idHit struct {
+			ChunkID string              `json:"chunkId"`
+			Add     weaviate.Additional `json:"_additional"`
+		}
+		hits, err := weaviate.GetAs[idHit](ctx, s.c, weaviate.Query{Class: s.chunk, Tenant: s.tenant, Fields: []string{"chunkId"}, NearVector: &weaviate.NearVector{Vector: q}, Where: &f, Limit: len(b)})
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range hits {
-			var id string
-			if err := json.Unmarshal(h.Props["chunkId"], &id); err != nil {
-				return nil, fmt.Errorf("chunk object %s: %v", h.ID, err)
-			}
-			n, err := strconv.ParseInt(id, 10, 64)
+			n, err := strconv.ParseInt(h.ChunkID, 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("chunk object %s: chunkId %q", h.ID, id)
+				return nil, fmt.Errorf("chunk object %s: chunkId %q", h.Add.ID, h.ChunkID)
 			}
-			sim[n] = 1 - h.Distance
+			sim[n] = 1 - h.Add.Distance
 		}
 	}
 	out := make([]float64, len(ids))
@@ -444,39 +448,6 @@ func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float
 		out[i] = sim[id]
 	}
 	return out, nil
-}
-
-// decodeRow fills r from a chunk object's properties.
-func decodeRow(props map[string]json.RawMessage, r *store.ChunkRow) error {
-	var id, file, mtime string
-	dst := map[string]any{
-		"chunkId": &id, "fileId": &file, "path": &r.Path, "language": &r.Language, "kind": &r.Kind,
-		"symbol": &r.Symbol, "name": &r.Name, "breadcrumb": &r.Breadcrumb, "summary": &r.Summary,
-		"startLine": &r.StartLine, "endLine": &r.EndLine, "startByte": &r.StartByte, "endByte": &r.EndByte,
-		"part": &r.Part, "fileSize": &r.FileSize, "fileTime": &mtime,
-	}
-	for k, v := range props {
-		p, ok := dst[k]
-		if !ok || string(v) == "null" {
-			continue
-		}
-		if err := json.Unmarshal(v, p); err != nil {
-			return fmt.Errorf("property %s: %v", k, err)
-		}
-	}
-	var err error
-	if r.ID, err = strconv.ParseInt(id, 10, 64); err != nil {
-		return fmt.Errorf("chunkId %q", id)
-	}
-	if r.FileID, err = strconv.ParseInt(file, 10, 64); err != nil {
-		return fmt.Errorf("fileId %q", file)
-	}
-	if mtime != "" {
-		if r.FileTime, err = strconv.ParseInt(mtime, 10, 64); err != nil {
-			return fmt.Errorf("fileTime %q", mtime)
-		}
-	}
-	return nil
 }
 
 func idText(id int64) string { return strconv.FormatInt(id, 10) }

@@ -54,9 +54,10 @@ func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var rows []map[string]any
 	for _, id := range ids {
+		r := store.ChunkRow{Chunk: store.Chunk{ID: int64(id), FileID: int64(id)}, Path: fmt.Sprintf("f%d.go", id)}
 		rows = append(rows, map[string]any{
 			"_additional": map[string]any{"id": fmt.Sprint(id), "distance": float64(id) / 10},
-			"chunkId":     fmt.Sprint(id), "fileId": fmt.Sprint(id), "path": fmt.Sprintf("f%d.go", id),
+			"chunkId":     fmt.Sprint(id), rowProp: encodeRow(&r, ""),
 		})
 	}
 	out, _ := json.Marshal(map[string]any{"data": map[string]any{"Get": map[string]any{"TChunk": rows}}})

@@ -43,15 +43,26 @@ type Info struct {
 	// TermBuckets is the bucket count of the tenant's Terms collection
 	// (its vocabulary); 0 when it has none.
 	TermBuckets int `json:"term_buckets,omitempty"`
-	// Objects says what the chunk objects hold: 2 when they carry the
-	// weighted all-columns terms (allProp); 0 for tenants written before.
+	// Objects says what the chunk objects hold: 3 when their row is one
+	// packed property (rowProp), 2 when they carry the weighted
+	// all-columns terms (allProp) and a property per row field, 0 for
+	// tenants written before.
 	Objects int `json:"objects,omitempty"`
 	// AllWeights are the column weights baked into allProp.
 	AllWeights store.BM25Weights `json:"all_weights"`
 }
 
 // objectsVersion is [Info].Objects of what this build writes.
-const objectsVersion = 2
+const objectsVersion = 3
+
+// Identity returns the identity a tenant written by this build records
+// ([Info].Identity) for the local index identity local: local and the
+// chunk objects' layout (objectsVersion). A build that reads the objects
+// another way sees another identity, so it refuses the tenant as stale
+// instead of misreading it, and its sync rebuilds the tenant.
+func Identity(local string) string {
+	return local + "+objects" + strconv.Itoa(objectsVersion)
+}
 
 // Params say what to sync where.
 type Params struct {
@@ -299,12 +310,11 @@ func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Objec
 	objs := make([]weaviate.Object, 0, len(u.Chunks))
 	for i, c := range u.Chunks {
 		id, uuid := chunkKey(f.Path, f.Hash, i)
+		row := store.ChunkRow{Chunk: c, Path: f.Path, Language: f.Language, FileSize: f.Size, FileTime: f.ModTime}
+		row.ID, row.FileID = id, fileID
 		props := map[string]any{
-			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "language": f.Language, "fileHash": hash,
-			"nameLower": strings.ToLower(c.Name), "kind": c.Kind, "symbol": c.Symbol, "name": c.Name,
-			"breadcrumb": c.Breadcrumb, "summary": c.Summary,
-			"startLine": c.StartLine, "endLine": c.EndLine, "startByte": c.StartByte, "endByte": c.EndByte,
-			"part": c.Part, "fileSize": f.Size, "fileTime": idText(f.ModTime),
+			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "nameLower": strings.ToLower(c.Name),
+			rowProp: encodeRow(&row, hash),
 		}
 		for col, name := range termProps {
 			props[name] = c.Terms[col]

@@ -133,24 +133,24 @@ func (s *Source) lookupTerms(ctx context.Context, terms []string) (map[string]in
 		}
 	}
 	f := weaviate.Filter{Operator: "ContainsAny", Path: []string{"bucket"}, Texts: ids}
-	hits, err := s.c.Get(ctx, weaviate.Query{Class: s.terms, Tenant: s.tenant, Fields: []string{"blob"}, Where: &f, Limit: len(ids)})
+	type bucketHit struct {
+		Blob string              `json:"blob"`
+		Add  weaviate.Additional `json:"_additional"`
+	}
+	hits, err := weaviate.GetAs[bucketHit](ctx, s.c, weaviate.Query{Class: s.terms, Tenant: s.tenant, Fields: []string{"blob"}, Where: &f, Limit: len(ids)})
 	if err != nil {
 		return nil, fmt.Errorf("reading the vocabulary of %s: %w", s.tenant, err)
 	}
 	out := make(map[string]int, len(terms))
 	for _, h := range hits {
-		var blob string
-		if err := json.Unmarshal(h.Props["blob"], &blob); err != nil {
-			return nil, fmt.Errorf("terms object %s: %v", h.ID, err)
-		}
-		for line := range strings.Lines(blob) {
+		for line := range strings.Lines(h.Blob) {
 			t, df, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
 			if !ok || !want[t] {
 				continue
 			}
 			n, err := strconv.Atoi(df)
 			if err != nil {
-				return nil, fmt.Errorf("terms object %s: %q", h.ID, line)
+				return nil, fmt.Errorf("terms object %s: %q", h.Add.ID, line)
 			}
 			out[t] = n
 		}

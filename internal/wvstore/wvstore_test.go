@@ -1,8 +1,8 @@
 package wvstore
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,30 +87,52 @@ func TestBuckets(t *testing.T) {
 	}
 }
 
-func TestDecodeRow(t *testing.T) {
-	raw := map[string]json.RawMessage{}
-	for k, v := range map[string]any{
-		"chunkId": "4503599627370495", "fileId": "17", "path": "net/http/server.go", "language": "go", "kind": "function",
-		"symbol": "(*conn).serve", "name": "serve", "breadcrumb": "conn", "summary": "serves a connection",
-		"startLine": 10, "endLine": 20, "startByte": 100, "endByte": 900, "part": 0, "fileSize": 5000, "fileTime": "1795578252299473453",
-		"unknown": true,
+func TestRowRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  store.ChunkRow
+		hash string
+	}{
+		{"plain", store.ChunkRow{Chunk: store.Chunk{ID: 1<<52 - 1, FileID: 17, Kind: "function", Symbol: "(*conn).serve", Name: "serve", Breadcrumb: "conn",
+			Summary: "serves a connection", StartLine: 10, EndLine: 20, StartByte: 100, EndByte: 900, Part: 2},
+			Path: "net/http/server.go", Language: "go", FileSize: 5000, FileTime: 1795578252299473453}, strings.Repeat("ab", 32)},
+		{"empty", store.ChunkRow{Chunk: store.Chunk{ID: 1, FileID: 2}}, ""},
+		{"escapes", store.ChunkRow{Chunk: store.Chunk{ID: 3, FileID: 4, Summary: "a\tb\t\\n\n", Breadcrumb: "x\ty\nz\\",
+			Symbol: `\`, Name: "\\t"}, Path: "dir with\ttab/f.go", Language: "\\"}, "h"},
+		{"negative", store.ChunkRow{Chunk: store.Chunk{ID: 5, FileID: 6, StartLine: -1}, FileTime: -7}, ""},
 	} {
-		b, _ := json.Marshal(v)
-		raw[k] = b
+		t.Run(tc.name, func(t *testing.T) {
+			text := encodeRow(&tc.row, tc.hash)
+			if n := strings.Count(text, "\t"); n != len(rowFields)-1 {
+				t.Errorf("encodeRow = %q: %d tabs, want %d", text, n, len(rowFields)-1)
+			}
+			if strings.Contains(text, "\n") {
+				t.Errorf("encodeRow = %q holds a newline", text)
+			}
+			var got store.ChunkRow
+			hash, err := decodeRow(text, &got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.row, got); diff != "" || hash != tc.hash {
+				t.Errorf("decodeRow(encodeRow(row)) (-want +got):\n%s\nhash %q, want %q", diff, hash, tc.hash)
+			}
+		})
 	}
-	var r store.ChunkRow
-	if err := decodeRow(raw, &r); err != nil {
-		t.Fatal(err)
-	}
-	want := store.ChunkRow{Chunk: store.Chunk{ID: 1<<52 - 1, FileID: 17, Kind: "function", Symbol: "(*conn).serve", Name: "serve", Breadcrumb: "conn",
-		Summary: "serves a connection", StartLine: 10, EndLine: 20, StartByte: 100, EndByte: 900},
-		Path: "net/http/server.go", Language: "go", FileSize: 5000, FileTime: 1795578252299473453}
-	if diff := cmp.Diff(want, r); diff != "" {
-		t.Errorf("decodeRow (-want +got):\n%s", diff)
-	}
-	raw["chunkId"] = json.RawMessage(`"x"`)
-	if err := decodeRow(raw, &r); err == nil {
-		t.Error("a bad chunkId decoded")
+}
+
+func TestDecodeRowRejects(t *testing.T) {
+	good := encodeRow(&store.ChunkRow{Chunk: store.Chunk{ID: 9, FileID: 8}, Path: "a.go"}, "h")
+	for name, text := range map[string]string{
+		"short":      strings.Join(strings.Split(good, "\t")[:len(rowFields)-1], "\t"),
+		"bad id":     "x" + good[1:],
+		"bad number": strings.Replace(good, "\t0\t", "\tz\t", 1),
+		"empty":      "",
+	} {
+		var r store.ChunkRow
+		if _, err := decodeRow(text, &r); err == nil {
+			t.Errorf("decodeRow(%s %q) succeeded", name, text)
+		}
 	}
 }
 
