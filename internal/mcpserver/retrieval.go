@@ -486,31 +486,36 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 		fixed += jsonOverhead
 	}
 	page := make([]Segment, len(segs))
-	built := make([]bool, len(segs))
-	cost := func(i int) int {
-		if !built[i] {
-			ps := segs[i]
-			h := hits[ps.Hits[0]]
-			stale := false
-			for _, j := range ps.Hits {
-				stale = stale || hits[j].Stale
-			}
-			sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
-				Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
-				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
-			if debug {
-				sg.Boosts = h.Boosts
-			}
-			if sg.ScoreComponents == nil {
-				sg.ScoreComponents = map[string]search.ChannelHit{}
-			}
-			if len(ps.Hits) > 1 {
-				sg.Merged = len(ps.Hits)
-			}
-			sg.Context = h.Context
-			sg.Tokens = segmentTokens(&sg, format)
-			page[i], built[i] = sg, true
+	build := func(i int) {
+		ps := segs[i]
+		h := hits[ps.Hits[0]]
+		stale := false
+		for _, j := range ps.Hits {
+			stale = stale || hits[j].Stale
 		}
+		sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
+			Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
+			Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
+		if debug {
+			sg.Boosts = h.Boosts
+		}
+		if sg.ScoreComponents == nil {
+			sg.ScoreComponents = map[string]search.ChannelHit{}
+		}
+		if len(ps.Hits) > 1 {
+			sg.Merged = len(ps.Hits)
+		}
+		sg.Context = h.Context
+		sg.Tokens = segmentTokens(&sg, format)
+		page[i] = sg
+	}
+	// Segments are built ahead of Fill on every core; Fill stops at the
+	// first that does not fit, so at most one per goroutine besides it
+	// is built for nothing (Fill alone already built that one).
+	a := runAhead(len(segs), build)
+	defer a.close()
+	cost := func(i int) int {
+		a.wait(i)
 		return page[i].Tokens
 	}
 	shrink := func(i, avail int) int {
