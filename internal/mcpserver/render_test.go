@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/search"
 	"github.com/ctx-dev/ctx/internal/tokens"
 )
 
@@ -65,5 +66,85 @@ func TestMarkdownTokensAdditive(t *testing.T) {
 		if got, want := markdownTokens(out), tokens.Count(renderMarkdown(out)); got != want {
 			t.Fatalf("round %d: markdownTokens = %d, counting the whole page = %d\n%s", round, got, want, renderMarkdown(out))
 		}
+	}
+}
+
+// TestJSONPageTokens checks jsonPageTokens, which sums a page's JSON
+// from its segments' counts, against counting the whole JSON text, over
+// pages of real Go code (and text with quotes, backslashes, non-ASCII and
+// invalid UTF-8) whose segments were counted with another tokens value
+// than the page shows, with every optional field set in some rounds. It
+// also checks that the sum is taken, not the fallback, and that a segment
+// changed after it was counted is recounted.
+func TestJSONPageTokens(t *testing.T) {
+	t.Parallel()
+	paths, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "strconv", "*.go"))
+	if len(paths) == 0 {
+		t.Skip("no Go sources in GOROOT")
+	}
+	var lines []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.SplitAfter(string(b), "\n")...)
+	}
+	odd := []string{"", "\n", "\"quoted\" \\ back\\slash\t}", "héllo wörld 世界 😀", "bad \xff\xfe utf-8", "0", "123}", "{\"k\":[1,2]}", "</script>&amp;"}
+	numbers := []int{0, 1, 9, 10, 99, 100, 999, 1000, 1234, 99999, 123456, 1234567}
+	rng := rand.New(rand.NewPCG(5, 6))
+	summed := 0
+	for round := range 300 {
+		out := &RetrievalOutput{Query: "how does \"ParseFloat\" round", Confidence: "high", Method: "hybrid", MaxTokens: 4000, Tokens: rng.IntN(5000)}
+		out.Freshness.IndexGeneration = int64(round)
+		for range rng.IntN(6) {
+			var code string
+			if rng.IntN(4) == 0 {
+				code = odd[rng.IntN(len(odd))]
+			} else {
+				i := rng.IntN(len(lines) - 40)
+				code = strings.Join(lines[i:i+1+rng.IntN(40)], "")
+			}
+			sg := Segment{Path: "strconv/atof.go", StartLine: 1 + rng.IntN(500), Language: "go", Kind: "function", Symbol: "ParseFloat", Code: code,
+				Summary: odd[rng.IntN(len(odd))], Score: rng.Float64(), Tokens: numbers[rng.IntN(len(numbers))],
+				ScoreComponents: map[string]search.ChannelHit{"bm25": {Rank: 1 + rng.IntN(9), Score: rng.Float64()}}}
+			if rng.IntN(3) == 0 {
+				sg.Context, sg.Boosts, sg.Merged, sg.Stale, sg.Clipped = "callee of Builder.Write", []string{"def x1.2"}, 2, true, true
+				sg.PathBytes, sg.Explanation = "c3RyY29udg", "parses a float"
+			}
+			sg.EndLine = sg.StartLine + strings.Count(code, "\n")
+			sg.jsonTokens() // counted with one tokens value, shown with another
+			sg.Tokens = numbers[rng.IntN(len(numbers))]
+			out.Segments = append(out.Segments, sg)
+		}
+		if rng.IntN(3) == 0 {
+			out.Warning = "the best match was weak"
+			out.Truncated, out.Remaining, out.Cursor = true, rng.IntN(9), "eyJvIjozfQ"
+		}
+		summarize(out)
+		text := mustJSON(out)
+		want := tokens.Count(text)
+		if got := jsonPageTokens(text, out.Segments); got != want {
+			t.Fatalf("round %d: jsonPageTokens = %d, counting the whole text = %d\n%s", round, got, want, text)
+		}
+		if len(out.Segments) == 0 {
+			continue
+		}
+		// The sum is what answered: a wrong segment count shows.
+		out.Segments[0].js++
+		if jsonPageTokens(text, out.Segments) == want+1 {
+			summed++
+		}
+		out.Segments[0].js--
+		// A segment changed since it was counted is not taken from its
+		// count.
+		out.Segments[0].Code += "x"
+		text = mustJSON(out)
+		if got, want := jsonPageTokens(text, out.Segments), tokens.Count(text); got != want {
+			t.Fatalf("round %d: after a change, jsonPageTokens = %d, counting the whole text = %d", round, got, want)
+		}
+	}
+	if summed < 200 {
+		t.Errorf("the segments' counts were summed on %d pages of 300, want most", summed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,6 +83,18 @@ type Segment struct {
 
 	md   int    // o200k_base tokens of its markdown rendering, when mdOf is set
 	mdOf string // the rendering md counts
+	js   int    // o200k_base tokens of its JSON, when jsOf is set
+	jsOf string // the JSON js counts (its tokens field as it was then)
+}
+
+// jsonTokens returns the o200k_base tokens of the segment's JSON, counted
+// once per text.
+func (sg *Segment) jsonTokens() int {
+	b, _ := json.Marshal(sg)
+	if string(b) != sg.jsOf {
+		sg.js, sg.jsOf = tokens.Count(string(b)), string(b)
+	}
+	return sg.js
 }
 
 // markdownTokens returns the o200k_base tokens of the segment's markdown
@@ -445,7 +458,7 @@ func fitPage(out *RetrievalOutput, format string, budget int, truncate func(drop
 				out.Tokens += markdownTokens(out)
 				continue
 			}
-			out.Tokens += tokens.Count(p)
+			out.Tokens += jsonPageTokens(p, out.Segments)
 		}
 		if out.Tokens <= budget || len(out.Segments) <= 1 {
 			content := make([]mcp.Content, len(parts))
@@ -486,31 +499,36 @@ func (s *Server) paginate(e *engine.Engine, hits []engine.Hit, segs []pack.Segme
 		fixed += jsonOverhead
 	}
 	page := make([]Segment, len(segs))
-	built := make([]bool, len(segs))
-	cost := func(i int) int {
-		if !built[i] {
-			ps := segs[i]
-			h := hits[ps.Hits[0]]
-			stale := false
-			for _, j := range ps.Hits {
-				stale = stale || hits[j].Stale
-			}
-			sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
-				Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
-				Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
-			if debug {
-				sg.Boosts = h.Boosts
-			}
-			if sg.ScoreComponents == nil {
-				sg.ScoreComponents = map[string]search.ChannelHit{}
-			}
-			if len(ps.Hits) > 1 {
-				sg.Merged = len(ps.Hits)
-			}
-			sg.Context = h.Context
-			sg.Tokens = segmentTokens(&sg, format)
-			page[i], built[i] = sg, true
+	build := func(i int) {
+		ps := segs[i]
+		h := hits[ps.Hits[0]]
+		stale := false
+		for _, j := range ps.Hits {
+			stale = stale || hits[j].Stale
 		}
+		sg := Segment{Path: ps.Path, PathBytes: h.PathBytes, StartLine: ps.StartLine, EndLine: ps.EndLine, Score: ps.Score, Language: h.Language, Kind: h.Kind,
+			Symbol: h.Symbol, Summary: h.Summary, Explanation: h.Explanation, ScoreComponents: h.Channels, Stale: stale,
+			Code: e.CodeSpan(ps.Path, ps.StartByte, ps.EndByte, ps.StartLine, ps.EndLine, stale)}
+		if debug {
+			sg.Boosts = h.Boosts
+		}
+		if sg.ScoreComponents == nil {
+			sg.ScoreComponents = map[string]search.ChannelHit{}
+		}
+		if len(ps.Hits) > 1 {
+			sg.Merged = len(ps.Hits)
+		}
+		sg.Context = h.Context
+		sg.Tokens = segmentTokens(&sg, format)
+		page[i] = sg
+	}
+	// Segments are built ahead of Fill on every core; Fill stops at the
+	// first that does not fit, so at most one per goroutine besides it
+	// is built for nothing (Fill alone already built that one).
+	a := runAhead(len(segs), build)
+	defer a.close()
+	cost := func(i int) int {
+		a.wait(i)
 		return page[i].Tokens
 	}
 	shrink := func(i, avail int) int {
@@ -537,8 +555,7 @@ func segmentTokens(sg *Segment, format string) int {
 		n += sg.markdownTokens()
 	}
 	if format != "markdown" {
-		b, _ := json.Marshal(sg)
-		n += tokens.Count(string(b))
+		n += sg.jsonTokens()
 	}
 	return n
 }
@@ -646,6 +663,74 @@ func markdownTokens(out *RetrievalOutput) int {
 		n += out.Segments[i].markdownTokens()
 	}
 	return n
+}
+
+// jsonPageTokens counts the o200k_base tokens of text, a page's JSON
+// (mustJSON of a [RetrievalOutput] holding segs), from its segments'
+// counts (their jsonTokens) and a count of the text around them, when
+// text lays the segments out as their counted JSON does apart from their
+// tokens field; otherwise it counts text.
+//
+// The sum holds because o200k's pre-tokenizer never joins text across
+// the cuts: each segment's JSON starts with the punctuation run `{"` and
+// ends with a number and `}`, so cutting text after each segment's `{"`
+// and before its `}` splits it where the pre-tokenizer does (the runs
+// `[{"`, `},{"` and `}],"` are whole pieces, and the digits of a number
+// are split in threes from its start whatever follows). A segment's
+// count is then its counted JSON's, less the `{"` and `}` now counted
+// with the text around it, with its tokens field's digits as they are in
+// text. TestJSONPageTokens checks it against counting the whole text.
+func jsonPageTokens(text string, segs []Segment) int {
+	const open, sep = `,"segments":[`, `},{"`
+	at := strings.Index(text, open)
+	if len(segs) == 0 || at < 0 {
+		return tokens.Count(text)
+	}
+	at += len(open)
+	first := at
+	n := 0
+	for k := range segs {
+		sg := &segs[k]
+		old, body, ok := splitTokensField(sg.jsOf)
+		if !ok || sg.jsOf == "" {
+			return tokens.Count(text)
+		}
+		digits := strconv.Itoa(sg.Tokens)
+		if !strings.HasPrefix(text[at:], body) || !strings.HasPrefix(text[at+len(body):], digits+"}") {
+			return tokens.Count(text)
+		}
+		at += len(body) + len(digits) + 1
+		if k < len(segs)-1 {
+			if !strings.HasPrefix(text[at:], ",") {
+				return tokens.Count(text)
+			}
+			at++
+		}
+		n += sg.js - tokens.Count(old) + tokens.Count(digits)
+	}
+	if !strings.HasPrefix(text[at:], "]") {
+		return tokens.Count(text)
+	}
+	ends := tokens.Count(`{"`) + tokens.Count("}")
+	n -= len(segs) * ends
+	n += (len(segs) - 1) * tokens.Count(sep)
+	return n + tokens.Count(text[:first+2]) + tokens.Count(text[at-1:])
+}
+
+// splitTokensField splits a segment's JSON before the digits of its
+// tokens field, its last: body ends with `"tokens":`, digits are the
+// field's value and the JSON's closing brace follows them.
+func splitTokensField(js string) (digits, body string, ok bool) {
+	const field = `,"tokens":`
+	i := strings.LastIndex(js, field)
+	if i < 0 || !strings.HasSuffix(js, "}") {
+		return "", "", false
+	}
+	body, digits = js[:i+len(field)], js[i+len(field):len(js)-1]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", "", false
+	}
+	return digits, body, true
 }
 
 func renderHead(out *RetrievalOutput) string {
