@@ -50,7 +50,7 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 	// lengths are of the same commit.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("BM25 search: %v", err)
+		return nil, fmt.Errorf("BM25 search: %w", err)
 	}
 	defer tx.Rollback()
 	var docs, tokens int64
@@ -62,7 +62,7 @@ func (db *DB) SearchBM25(ctx context.Context, q BM25Query) ([]Hit, error) {
 		row = tx.QueryRowContext(ctx, searchStatsQuery, MetaIndexID, MetaContentVersion)
 	}
 	if err := row.Scan(&docs, &tokens, &state); err != nil {
-		return nil, fmt.Errorf("BM25 search: reading statistics: %v", err)
+		return nil, fmt.Errorf("BM25 search: reading statistics: %w", err)
 	}
 	if docs <= 0 {
 		return nil, nil
