@@ -32,27 +32,39 @@ func benchGoroot(b *testing.B, explain bool) {
 	if cacheDir == "" || testing.Short() {
 		b.Skip("CTX_BENCH_GOROOT_CACHE is unset (or -short)")
 	}
+	cfg := config.Default()
+	cfg.CacheDir = cacheDir
+	findGoroot(b, cfg, FindRequest{Limit: 10, AutoIndex: true, Explain: explain})
+}
+
+// findGoroot runs the 50 queries of scripts/goroot-queries.txt in turn
+// over $(go env GOROOT)/src, each as req with its Query set and a new
+// engine of cfg, and returns the mean of their Stats.SearchMS (ms).
+func findGoroot(b *testing.B, cfg config.Config, req FindRequest) float64 {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		b.Skipf("no go command: %v", err)
 	}
 	root := filepath.Join(strings.TrimSpace(string(out)), "src")
 	queries := benchQueries(b, "../../scripts/goroot-queries.txt")
-	cfg := config.Default()
-	cfg.CacheDir = cacheDir
 	b.ReportAllocs()
+	var ms float64
 	i := 0
 	for b.Loop() {
 		e, err := Open(cfg, root, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10, AutoIndex: true, Explain: explain}); err != nil {
+		req.Query = queries[i%len(queries)]
+		resp, err := e.Find(b.Context(), req)
+		if err != nil {
 			b.Fatal(err)
 		}
+		ms += resp.Stats.SearchMS
 		e.Close()
 		i++
 	}
+	return ms / float64(max(i, 1))
 }
 
 // benchQueries reads one query per non-blank line.

@@ -14,9 +14,6 @@ package engine
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/config"
@@ -27,32 +24,10 @@ func BenchmarkFindWeaviateGoroot(b *testing.B) {
 	if cacheDir == "" || url == "" || prefix == "" || testing.Short() {
 		b.Skip("CTX_BENCH_GOROOT_CACHE, CTX_WEAVIATE_URL or CTX_BENCH_WEAVIATE_PREFIX is unset (or -short)")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("no go command: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
-	queries := benchQueries(b, "../../scripts/goroot-queries.txt")
 	cfg := config.Default()
 	cfg.CacheDir = cacheDir
 	cfg.Backend.Name = "weaviate"
 	cfg.Backend.Weaviate.URL = url
 	cfg.Backend.Prefix = prefix
-	b.ReportAllocs()
-	var ms float64
-	i := 0
-	for b.Loop() {
-		e, err := Open(cfg, root, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		resp, err := e.Find(b.Context(), FindRequest{Query: queries[i%len(queries)], Limit: 10})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ms += resp.Stats.SearchMS
-		e.Close()
-		i++
-	}
-	b.ReportMetric(ms/float64(i), "search-ms/op")
+	b.ReportMetric(findGoroot(b, cfg, FindRequest{Limit: 10}), "search-ms/op")
 }
