@@ -3,6 +3,7 @@ package analyze
 import (
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
@@ -49,6 +50,17 @@ type Frame struct {
 	Func string
 }
 
+// Patch is one file that a unified diff in a query changes: an issue
+// that carries its fix names the file to change.
+type Patch struct {
+	// Path is the changed file's path as the diff writes it, without git's
+	// "a/" or "b/" prefix ("django/db/backends/base/creation.py").
+	Path string
+	// Line is the 1-based first line of the file's first hunk in the new
+	// version ("@@ -128,8 +128,9 @@" → 128), 0 when the diff has none.
+	Line int
+}
+
 // Query is the analysis of one search query.
 type Query struct {
 	Raw  string
@@ -67,6 +79,12 @@ type Query struct {
 	Phrases []string
 	// Frames are stack-trace frames (Python, Go, JavaScript, Java styles).
 	Frames []Frame
+	// innermost holds Frames with the most recent call first
+	// ([Query.InnermostFirst]).
+	innermost []Frame
+	// Patches are the files a unified diff in the query changes, in the
+	// order the diff lists them, unique; deleted files are left out.
+	Patches []Patch
 	// Words is the number of identifier runs in the query.
 	Words int
 	// Title is the analysis of a long query's first line when it reads
@@ -79,6 +97,15 @@ type Query struct {
 	// where naming tests, examples or docs ("test_multidb fails") does
 	// not ask for them.
 	IsTitle bool
+	// Names are the capitalised words of a [QueryNatural] query that are
+	// not written in code style but may name a type or module, as a
+	// question writes them ("Semigroup and Monoid type classes", "how
+	// Monad composes effects"): a word of three or more letters, a
+	// capital and then lower case, stopwords left out, unique. Weaker
+	// evidence than Symbols (a sentence starts with a capital too): a
+	// searcher matches them to defined names in their exact case only.
+	// Nil for other kinds.
+	Names []string
 	// Name is the name a [QuerySymbol] query asks for: the query's one
 	// token ("http.Server"), or the name after a declaration keyword
 	// ("def parse_user_agent", "class Sinatra::Base", "func ServeHTTP").
@@ -148,9 +175,14 @@ func Analyze(raw string) *Query {
 
 	if strings.Contains(raw, `File "`) {
 		for _, m := range rePyFrame().FindAllStringSubmatch(raw, -1) {
-			q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2]), Func: m[3]})
+			q.Frames = append(q.Frames, Frame{Path: slashed(m[1]), Line: atoi(m[2]), Func: m[3]})
+		}
+		// A Python traceback lists the most recent call last.
+		for i := len(q.Frames) - 1; i >= 0; i-- {
+			q.innermost = append(q.innermost, q.Frames[i])
 		}
 	}
+	py := len(q.Frames)
 	if strings.Contains(raw, ".go:") {
 		for _, m := range reGoFrame().FindAllStringSubmatch(raw, -1) {
 			q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2])})
@@ -163,6 +195,9 @@ func Analyze(raw string) *Query {
 		for _, m := range reJavaFrame().FindAllStringSubmatch(raw, -1) {
 			q.Frames = append(q.Frames, Frame{Path: m[3], Line: atoi(m[4]), Func: m[2]})
 		}
+	}
+	if strings.Contains(raw, "+++ ") || strings.Contains(raw, "diff --git ") {
+		q.Patches = patches(raw)
 	}
 	if strings.Contains(raw, `"`) {
 		for _, m := range reQuoted().FindAllStringSubmatch(raw, -1) {
@@ -177,14 +212,22 @@ func Analyze(raw string) *Query {
 			}
 		}
 	}
+	for _, p := range q.Patches {
+		addPath(p.Path)
+	}
 	if strings.ContainsAny(raw, "/.") {
 		for _, m := range rePathTok().FindAllString(raw, -1) {
 			if !strings.Contains(m, "/") && reDotted().MatchString(m) && !hasSourceExt(m) {
 				continue // "obj.method" is a symbol, not a path
 			}
+			if (strings.HasPrefix(m, "a/") || strings.HasPrefix(m, "b/")) && hasPath(pathAt, m[2:]) {
+				continue // a diff's "a/x.py" and "b/x.py" are its patch's x.py
+			}
 			addPath(m)
 		}
 	}
+	// Go, JavaScript and Java traces list the most recent call first.
+	q.innermost = append(q.innermost, q.Frames[py:]...)
 	for _, f := range q.Frames {
 		addPath(f.Path)
 		if f.Func != "" && f.Func != "<module>" {
@@ -285,7 +328,115 @@ func Analyze(raw string) *Query {
 	if q.Kind == QueryLong {
 		q.Title = title(raw)
 	}
+	if q.Kind == QueryNatural {
+		q.Names = capitalised(raw, seenSym)
+	}
 	return q
+}
+
+// capitalised returns the words of raw that are a capital letter followed
+// by at least two lower-case letters ("Monad", not "URL" or "Monad2"),
+// stopwords and the words of skip left out, unique, in order
+// ([Query].Names).
+func capitalised(raw string, skip map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	Words(raw, func(w string, _ int) {
+		if len(w) < 3 || w[0] < 'A' || w[0] > 'Z' || skip[w] || seen[w] || stopwords[lower(w)] {
+			return
+		}
+		for i := 1; i < len(w); i++ {
+			if c := w[i]; c < 'a' || c > 'z' {
+				return // an acronym (URL, HTTP) is a concept more often than a type
+			}
+		}
+		seen[w] = true
+		out = append(out, w)
+	})
+	return out
+}
+
+// slashed returns a frame's path with a Windows path's backslashes as
+// slashes (`C:\Python310\lib\site-packages\sympy\core\basic.py` →
+// "C:/Python310/lib/site-packages/sympy/core/basic.py"), so it matches an
+// indexed path by suffix; other paths are returned as they are.
+func slashed(p string) string {
+	if strings.Contains(p, "/") || !strings.Contains(p, `\`) {
+		return p
+	}
+	return strings.ReplaceAll(p, `\`, "/")
+}
+
+// InnermostFirst returns the query's stack frames with each trace's most
+// recent call first: a Python traceback's in reverse, Go, JavaScript and
+// Java traces as written. The first frame in the searched code is where
+// the error was raised.
+func (q *Query) InnermostFirst() []Frame { return q.innermost }
+
+// patches returns the files the unified diffs in raw change: the new path
+// of each "diff --git a/X b/Y" header or "+++ " line (with git's "b/"
+// prefix taken off when the diff uses git's a/ and b/ prefixes), with the
+// new-file start of its first "@@" hunk. A line may be indented (issue
+// trackers indent pasted code). A file whose "+++" side is /dev/null is
+// deleted and left out.
+func patches(raw string) []Patch {
+	var out []Patch
+	at := map[string]int{} // path → index in out
+	cur := -1              // index in out of the file the next hunk belongs to
+	prefixed := false      // the current file's header uses a/ and b/
+	pending := ""          // a "diff --git" header's file, until its "+++" line
+	set := func(p string) {
+		p = strings.TrimSpace(p)
+		cur = -1
+		if p == "" || p == "/dev/null" || strings.ContainsAny(p, " \t") || !strings.ContainsAny(p, "./") {
+			return
+		}
+		if i, ok := at[p]; ok {
+			cur = i
+			return
+		}
+		at[p] = len(out)
+		cur = len(out)
+		out = append(out, Patch{Path: p})
+	}
+	for line := range strings.Lines(raw) {
+		l := strings.TrimLeft(strings.TrimRight(line, "\r\n"), " \t")
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			if pending != "" {
+				set(pending) // a header with no "+++" line: a mode change, a rename, a binary file
+			}
+			a, b, ok := strings.Cut(strings.TrimPrefix(l, "diff --git "), " ")
+			prefixed = ok && strings.HasPrefix(a, "a/") && strings.HasPrefix(b, "b/")
+			pending = ""
+			if ok {
+				pending = strings.TrimPrefix(b, "b/")
+			}
+			cur = -1
+		case strings.HasPrefix(l, "--- "):
+			prefixed = prefixed || strings.HasPrefix(l, "--- a/")
+		case strings.HasPrefix(l, "+++ "):
+			p, _, _ := strings.Cut(strings.TrimPrefix(l, "+++ "), "\t")
+			p = strings.TrimSpace(p)
+			if prefixed {
+				p = strings.TrimPrefix(p, "b/")
+			}
+			set(p)
+			prefixed, pending = false, ""
+		case strings.HasPrefix(l, "@@ ") && cur >= 0 && out[cur].Line == 0:
+			if _, after, ok := strings.Cut(l, " +"); ok {
+				n, _, _ := strings.Cut(after, ",")
+				n, _, _ = strings.Cut(n, " ")
+				if v, err := strconv.Atoi(n); err == nil && v > 0 {
+					out[cur].Line = v
+				}
+			}
+		}
+	}
+	if pending != "" {
+		set(pending)
+	}
+	return out
 }
 
 // trimSymbol strips the punctuation around a symbol written in a query

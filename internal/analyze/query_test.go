@@ -561,3 +561,133 @@ func TestTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzePatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		query string
+		want  []analyze.Patch
+		paths []string // must be among q.Paths
+		not   []string // must not be among q.Paths
+	}{
+		{
+			name: "git diff with a/ b/ prefixes and a hunk",
+			query: "Restore fails.\nI suggest:\ndiff --git a/django/db/backends/base/creation.py b/django/db/backends/base/creation.py\n" +
+				"index bca8376..7bed2be 100644\n--- a/django/db/backends/base/creation.py\n+++ b/django/db/backends/base/creation.py\n" +
+				"@@ -4,7 +4,7 @@ import time\n-from django.db import router\n+from django.db import router, transaction\n" +
+				"@@ -128,8 +128,9 @@ class BaseDatabaseCreation(object):\n",
+			want:  []analyze.Patch{{Path: "django/db/backends/base/creation.py", Line: 4}},
+			paths: []string{"django/db/backends/base/creation.py"},
+			not:   []string{"a/django/db/backends/base/creation.py", "b/django/db/backends/base/creation.py"},
+		},
+		{
+			name: "indented plain unified diff of two files, a test among them",
+			query: "Wrong result.\n\t--- sympy/solvers/polysys.py\n\t+++ sympy/solvers/polysys.py\n\t@@ -240,7 +240,7 @@ def _solve_reduced_system(system, gens, entry=False):\n" +
+				"\t--- sympy/solvers/tests/test_polysys.py\n\t+++ sympy/solvers/tests/test_polysys.py\n\t@@ -48,6 +48,10 @@ def test_solve_poly_system():\n",
+			want: []analyze.Patch{{Path: "sympy/solvers/polysys.py", Line: 240}, {Path: "sympy/solvers/tests/test_polysys.py", Line: 48}},
+		},
+		{
+			name:  "a timestamp after the path and no hunk header",
+			query: "patch:\n--- lib/util.py.orig\t2020-01-01 10:00:00\n+++ lib/util.py\t2020-01-02 10:00:00\n",
+			want:  []analyze.Patch{{Path: "lib/util.py"}},
+		},
+		{
+			name: "a deleted file is left out, a mode change is kept",
+			query: "diff --git a/old.py b/old.py\ndeleted file mode 100644\n--- a/old.py\n+++ /dev/null\n@@ -1,3 +0,0 @@\n" +
+				"diff --git a/bin/run.sh b/bin/run.sh\nold mode 100644\nnew mode 100755\n",
+			want: []analyze.Patch{{Path: "bin/run.sh"}},
+		},
+		{
+			name:  "a b/ directory of a diff without prefixes stays",
+			query: "--- b/x.go\n+++ b/x.go\n@@ -1 +1 @@\n",
+			want:  []analyze.Patch{{Path: "b/x.go", Line: 1}},
+		},
+		{
+			name:  "plus signs in prose are not a diff",
+			query: "why does a +++ b overflow in parse.go and what does --- mean here",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q := analyze.Analyze(tc.query)
+			if diff := cmp.Diff(tc.want, q.Patches); diff != "" {
+				t.Errorf("Patches mismatch (-want +got):\n%s", diff)
+			}
+			for _, p := range tc.paths {
+				if !slices.Contains(q.Paths, p) {
+					t.Errorf("Paths = %q, missing %q", q.Paths, p)
+				}
+			}
+			for _, p := range tc.not {
+				if slices.Contains(q.Paths, p) {
+					t.Errorf("Paths = %q, should not hold %q", q.Paths, p)
+				}
+			}
+		})
+	}
+}
+
+func TestAnalyzeNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"Semigroup and Monoid type classes for combining values", []string{"Semigroup", "Monoid"}},
+		// Code-style identifiers (WebSocket, parseArgs) are Symbols, not
+		// Names; acronyms, stopwords and short words are left out.
+		{"how does the WebSocket transport handle CORS", []string{}},
+		{"What does parseArgs do with an IO error", []string{}},
+		{"where are request headers parsed", []string{}},
+		// Other kinds have none.
+		{"Monoid", nil},
+		{"Traceback (most recent call last):\n  File \"x.py\", line 3\nValueError: bad", nil},
+	}
+	for _, tc := range tests {
+		q := analyze.Analyze(tc.query)
+		got := q.Names
+		if tc.want != nil && got == nil {
+			got = []string{}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("Analyze(%q).Names mismatch (-want +got):\n%s", tc.query, diff)
+		}
+	}
+}
+
+func TestInnermostFirst(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		query string
+		want  []string // frame paths, most recent call first
+	}{
+		{
+			name:  "python lists the most recent call last",
+			query: "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 3, in <module>\n  File \"/srv/app/pkg/core.py\", line 9, in run\nValueError: bad",
+			want:  []string{"/srv/app/pkg/core.py", "/srv/app/main.py"},
+		},
+		{
+			name:  "go lists it first",
+			query: "goroutine 1 [running]:\nexample.com/p.f()\n\t/home/x/p/f.go:27\nmain.main()\n\t/home/x/p/main.go:12 +0x1d",
+			want:  []string{"/home/x/p/f.go", "/home/x/p/main.go"},
+		},
+		{
+			name:  "a Windows path takes slashes",
+			query: "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File \"C:\\Python310\\lib\\site-packages\\sympy\\physics\\units\\unitsystem.py\", line 179, in _collect_factor_and_dimension\nValueError: x",
+			want:  []string{"C:/Python310/lib/site-packages/sympy/physics/units/unitsystem.py", "<stdin>"},
+		},
+	}
+	for _, tc := range tests {
+		q := analyze.Analyze(tc.query)
+		var got []string
+		for _, f := range q.InnermostFirst() {
+			got = append(got, f.Path)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: InnermostFirst paths mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
