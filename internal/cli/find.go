@@ -378,6 +378,8 @@ func printUnderstood(w io.Writer, u *engine.Understood) {
 	list("paths", u.Paths, u.PathsMore)
 	list("phrases", quoteAll(u.Phrases), 0)
 	list("frames", u.Frames, 0)
+	list("patched", u.Patched, 0)
+	list("names", u.Names, 0)
 	fmt.Fprintln(w, line)
 	if u.Defined != nil {
 		if d := u.Definition; d != nil {

@@ -35,6 +35,12 @@ type Understood struct {
 	// Frames are the stack-trace frames found, "path:line func"; absent
 	// when none.
 	Frames []string `json:"frames,omitempty"`
+	// Patched are the files a unified diff in the query changes, "path"
+	// or "path:line" (its first hunk's first new line); absent when none.
+	Patched []string `json:"patched,omitempty"`
+	// Names are the capitalised words of a question matched to defined
+	// names in their exact case ("Monad"); absent when none.
+	Names []string `json:"names,omitempty"`
 	// Title is a long query's first line when it was searched on its own
 	// too (an issue's title); absent otherwise.
 	Title string `json:"title,omitempty"`
@@ -232,6 +238,14 @@ func understood(q *analyze.Query, sst *search.Stats, denseQuery string) *Underst
 		}
 		u.Frames = append(u.Frames, s)
 	}
+	for _, p := range q.Patches[:min(len(q.Patches), maxUnderstood)] {
+		s := p.Path
+		if p.Line > 0 {
+			s += ":" + strconv.Itoa(p.Line)
+		}
+		u.Patched = append(u.Patched, s)
+	}
+	u.Names = firstFew(q.Names)
 	if q.Title != nil {
 		u.Title = EchoQuery(q.Title.Raw)
 	}
@@ -406,6 +420,10 @@ func boostWords(b string) string {
 		return "lifted: defines the name asked for, in another letter case"
 	case "mentioned-definition":
 		return "lifted: defines an identifier the query mentions"
+	case "named-definition":
+		return "lifted: defines a name the query writes with a capital"
+	case "patched":
+		return "lifted: a diff in the query changes its file"
 	case "file-is-symbol":
 		return "lifted: its file is named after the symbol"
 	case "internal":

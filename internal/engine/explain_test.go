@@ -120,3 +120,51 @@ func TestFindExplainNatural(t *testing.T) {
 		t.Errorf("why = %q, want BM25 rank 1 first, matching backoff and not zebra", why)
 	}
 }
+
+// TestFindExplainPatched: an issue whose title is about the retry code but
+// whose diff changes config/config.go answers with config/config.go first,
+// says why, and lists the diff's file in what it understood.
+func TestFindExplainPatched(t *testing.T) {
+	t.Parallel()
+	e := explainRepo(t)
+	issue := "Retry backoff between attempts is too short\n" +
+		"The client retries with a backoff that is too short between attempts because the config is read wrong.\n" +
+		"I suggest:\n" +
+		"diff --git a/config/config.go b/config/config.go\n" +
+		"--- a/config/config.go\n" +
+		"+++ b/config/config.go\n" +
+		"@@ -8,3 +8,4 @@ func ParseConfig(path string) (*Config, error) {\n"
+	resp := find(t, e, engine.FindRequest{Query: issue, Limit: 3, Explain: true})
+	u := resp.Understood
+	if u == nil || u.Kind != "long" || !slices.Equal(u.Patched, []string{"config/config.go:8"}) {
+		t.Fatalf("understood = %+v, want a long query patching config/config.go:8", u)
+	}
+	if len(resp.Results) == 0 || resp.Results[0].Path != "config/config.go" {
+		t.Fatalf("results = %v, want config/config.go first", hitPaths(resp))
+	}
+	if !slices.Contains(resp.Results[0].Why, "lifted: a diff in the query changes its file") {
+		t.Errorf("why = %q, want the diff's lift", resp.Results[0].Why)
+	}
+	// Without the diff the title's file wins: the lift is what moved it.
+	plain := find(t, e, engine.FindRequest{Query: issue[:strings.Index(issue, "I suggest")], Limit: 3})
+	if len(plain.Results) == 0 || plain.Results[0].Path == "config/config.go" {
+		t.Errorf("without the diff, results = %v; the test needs another file first", hitPaths(plain))
+	}
+}
+
+// TestFindExplainNames: a question's capitalised word is understood as a
+// name and lifts the definition of exactly that name.
+func TestFindExplainNames(t *testing.T) {
+	t.Parallel()
+	e := explainRepo(t)
+	resp := find(t, e, engine.FindRequest{Query: "how long does Retry wait between attempts", Limit: 3, Explain: true})
+	if u := resp.Understood; u == nil || !slices.Equal(u.Names, []string{"Retry"}) {
+		t.Fatalf("understood = %+v, want the name Retry", resp.Understood)
+	}
+	if len(resp.Results) == 0 || resp.Results[0].Symbol != "Retry" {
+		t.Fatalf("results = %v, want Retry's definition first", hitPaths(resp))
+	}
+	if !slices.Contains(resp.Results[0].Why, "lifted: defines a name the query writes with a capital") {
+		t.Errorf("why = %q, want the name's lift", resp.Results[0].Why)
+	}
+}

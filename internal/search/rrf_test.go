@@ -225,7 +225,7 @@ func TestFuseTitle(t *testing.T) {
 	}
 	whole := []Result{r(1, "a.py"), r(2, "b.py"), r(3, "a.py"), r(4, "d.py")}
 	byTitle := []Result{r(5, "c.py"), r(2, "b.py"), r(6, "b.py")}
-	got := fuseTitle(whole, byTitle, 10)
+	got := fuseTitle(whole, byTitle, nil, 10)
 	var ids []int64
 	for _, g := range got {
 		ids = append(ids, g.ChunkID)
@@ -244,7 +244,44 @@ func TestFuseTitle(t *testing.T) {
 	if _, ok := whole[1].Channels["title"]; ok {
 		t.Error("fuseTitle changed its input's channel map")
 	}
-	if got := fuseTitle(whole, byTitle, 2); len(got) != 2 {
+	if got := fuseTitle(whole, byTitle, nil, 2); len(got) != 2 {
 		t.Errorf("limit 2 kept %d results", len(got))
+	}
+}
+
+// TestFuseTitlePatched checks that a file the query's diff changes is
+// lifted by the patch list: here from second place to first, above the
+// file both lists put first, with the "patched" boost; a patched file
+// neither list found is not invented.
+func TestFuseTitlePatched(t *testing.T) {
+	saved := tune
+	t.Cleanup(func() { tune = saved })
+	tune.TitleWeight, tune.TitleRRFK, tune.Diversity, tune.PatchWeight = 1, 1, 0.1, 2
+	r := func(id int64, p string) Result {
+		return Result{ChunkID: id, Path: p, Boosts: []string{"file-name×0.10"}}
+	}
+	whole := []Result{r(1, "django/db/transaction.py"), r(2, "django/db/backends/base/creation.py")}
+	byTitle := []Result{r(1, "django/db/transaction.py"), r(3, "docs/tools.txt")}
+	patched := []string{"a/django/db/backends/base/creation.py", "django/never/found.py"}
+	got := fuseTitle(whole, byTitle, patched, 10)
+	var paths []string
+	for _, g := range got {
+		paths = append(paths, g.Path)
+	}
+	// creation.py: 1/3 (whole #2) + 2/2 (patch #1) beats transaction.py's
+	// 1/2 + 1/2, first in both lists; found.py is in neither list.
+	if want := []string{"django/db/backends/base/creation.py", "django/db/transaction.py", "docs/tools.txt"}; !slices.Equal(paths, want) {
+		t.Fatalf("fused order %q, want %q", paths, want)
+	}
+	if !slices.Equal(got[0].Boosts, []string{"file-name×0.10", "patched"}) {
+		t.Errorf("patched result's boosts %q, want the patched boost added", got[0].Boosts)
+	}
+	for _, g := range got[1:] {
+		if slices.Contains(g.Boosts, "patched") {
+			t.Errorf("%s has the patched boost", g.Path)
+		}
+	}
+	if slices.Contains(whole[1].Boosts, "patched") {
+		t.Error("fuseTitle changed its input's boosts")
 	}
 }

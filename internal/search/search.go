@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -237,10 +238,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 		limit = 10
 	}
 	q := analyze.Analyze(req.Query)
+	patched := patchedFiles(q)
 	if q.Title == nil || !req.Uses("title") {
-		res, st, err := s.search(ctx, req, q, limit, start)
+		if len(patched) == 0 {
+			res, st, err := s.search(ctx, req, q, limit, start)
+			st.Query = q
+			return res, st, err
+		}
+		res, st, err := s.search(ctx, req, q, max(limit, titleDepth), start)
 		st.Query = q
-		return res, st, err
+		if err != nil {
+			return nil, st, err
+		}
+		return fuseTitle(res, nil, patched, limit), st, nil
 	}
 	depth := max(limit, titleDepth)
 	var (
@@ -283,9 +293,29 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 	if st.DenseErr == nil {
 		st.DenseErr = tst.DenseErr
 	}
-	out := fuseTitle(whole, byTitle, limit)
+	out := fuseTitle(whole, byTitle, patched, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
+}
+
+// patchedFiles returns the paths of the files that a diff in q changes
+// ([analyze.Query].Patches), tests left out: an issue that carries its fix
+// names the file to change, and the test it adds is not that file.
+func patchedFiles(q *analyze.Query) []string {
+	var out []string
+	for _, p := range q.Patches {
+		if !discover.IsTestPath(p.Path) {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}
+
+// samePath reports whether the indexed path p and the path m a query
+// writes name one file: equal, or one ends with "/" and the other
+// ("django/db/x.py" and "/site-packages/django/db/x.py", "db/x.py").
+func samePath(p, m string) bool {
+	return p == m || strings.HasSuffix(m, "/"+p) || strings.HasSuffix(p, "/"+m)
 }
 
 // titleDepth is how many results each of a long query's two searches
@@ -446,9 +476,13 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 }
 
 // fuseTitle fuses the results of a long query's whole-text search and of
-// its title's search by file: a file scores Σ w/(TitleRRFK + r) over the
-// two lists, r being its 1-based rank among each list's distinct files (w
-// is 1 for the whole text, tune.TitleWeight for the title). Each file's
+// its title's search (nil when it has none) by file: a file scores
+// Σ w/(TitleRRFK + r) over the lists, r being its 1-based rank among each
+// list's distinct files (w is 1 for the whole text, tune.TitleWeight for
+// the title). patched, the paths of the files a diff in the query changes
+// (patchedFiles), is a third list, weighted tune.PatchWeight, of those it
+// names that either list found; their results gain the boost "patched".
+// Each file's
 // chunks keep their order (the whole text's first, then the title's), the
 // n-th further chunk of a file is damped by tune.Diversity^n, as in
 // diversify, and the best limit results are returned. Equal scores go to
@@ -456,10 +490,27 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 // beats second in both). A result's Score is its fused file score so
 // damped; its Channels gain "title" with the file's rank in the title's
 // list.
-func fuseTitle(whole, byTitle []Result, limit int) []Result {
+func fuseTitle(whole, byTitle []Result, patched []string, limit int) []Result {
 	fileScore := map[string]float64{}
 	titleRank := map[string]int{}
 	bestRank := map[string]int{} // a file's best rank in either list
+	// Files the query's own diff changes, in its order, among those found.
+	patchedFile := map[string]bool{}
+	r := 0
+	for _, p := range patched {
+		for _, res := range [][]Result{whole, byTitle} {
+			i := slices.IndexFunc(res, func(x Result) bool { return samePath(x.Path, p) })
+			if i < 0 {
+				continue
+			}
+			if !patchedFile[res[i].Path] {
+				patchedFile[res[i].Path] = true
+				r++
+				fileScore[res[i].Path] += tune.PatchWeight / (tune.TitleRRFK + float64(r))
+			}
+			break
+		}
+	}
 	for li, list := range [][]Result{whole, byTitle} {
 		w := 1.0
 		if li == 1 {
@@ -491,6 +542,9 @@ func fuseTitle(whole, byTitle []Result, limit int) []Result {
 			inOut[r.ChunkID] = true
 			r.Score = fileScore[r.Path] * math.Pow(tune.Diversity, float64(nth[r.Path]))
 			nth[r.Path]++
+			if patchedFile[r.Path] {
+				r.Boosts = append(slices.Clip(r.Boosts), "patched")
+			}
 			if tr, ok := titleRank[r.Path]; ok {
 				r.Channels = maps.Clone(r.Channels)
 				if r.Channels == nil {
@@ -846,8 +900,9 @@ func fileBM25(hits []store.Hit, byID map[int64]*store.ChunkRow, weight float64) 
 const maxMentions = 20
 
 // mentionChannel ranks the files a query names by path ("db/models/query.py",
-// "server.go") or in stack frames, most specific mention first: frames in
-// the order they appear (innermost last in Python, so reversed), then paths.
+// "server.go"), in stack frames or as the files a diff in it changes, most
+// specific mention first: patched files in the diff's order, frames most
+// recent call first ([analyze.Query.InnermostFirst]), then paths.
 // A mention matches a file whose path equals it or ends with "/" + it, and
 // an absolute or longer mention matches a file whose path it ends with
 // ("/usr/lib/python3/site-packages/django/db/models/query.py" →
@@ -860,8 +915,11 @@ func (s *Searcher) mentionChannel(ctx context.Context, q *analyze.Query, weight 
 		line int
 	}
 	var ms []mention
-	for i := len(q.Frames) - 1; i >= 0; i-- {
-		ms = append(ms, mention{q.Frames[i].Path, q.Frames[i].Line})
+	for _, p := range q.Patches {
+		ms = append(ms, mention{p.Path, p.Line})
+	}
+	for _, f := range q.InnermostFirst() {
+		ms = append(ms, mention{f.Path, f.Line})
 	}
 	for _, p := range q.Paths {
 		ms = append(ms, mention{p, 0})
@@ -1164,6 +1222,17 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 	for _, sym := range q.Symbols {
 		add(lastSegment(sym))
 	}
+	// A capitalised word of a question counts only as the exact name of
+	// a definition (trait Monoid, not the method monoid).
+	exactOnly := map[string]bool{}
+	if tune.NamedDefBoost > 0 {
+		for _, n := range q.Names {
+			if !want[n] {
+				exactOnly[n] = true
+				add(n)
+			}
+		}
+	}
 	if q.Kind == analyze.QuerySymbol {
 		analyze.Words(q.Name, func(w string, _ int) {
 			if len(w) >= 3 {
@@ -1183,6 +1252,13 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 	if q.Kind == analyze.QuerySymbol && len(quals) > 0 {
 		fetch = symbolLimit * 20
 	}
+	// anyCase holds, lower-cased, the names matched in any letter case.
+	anyCase := map[string]bool{}
+	for _, n := range names {
+		if !exactOnly[n] {
+			anyCase[strings.ToLower(n)] = true
+		}
+	}
 	rows, err := s.DB.ChunksByName(ctx, names, fetch)
 	if err != nil {
 		return nil, nil, err
@@ -1195,6 +1271,9 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 	}
 	var cs []c
 	for _, r := range rows {
+		if len(exactOnly) > 0 && !anyCase[strings.ToLower(r.Name)] && !exactOnly[r.Name] {
+			continue // only a capitalised word's other-case twin
+		}
 		sc := 1.0
 		if want[r.Name] {
 			sc = 2 // exact case
