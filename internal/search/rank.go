@@ -185,7 +185,10 @@ type tuning struct {
 	// 0.3 0.8412 (cats "how Monad composes dependent effectful
 	// computations" 0.79 → 1.00), 0.5 0.8397 (zod "JSON Schema to Zod
 	// schema conversion" 1.00 → 0.63); 11 of 12 held-out folds choose
-	// 0.2. Questions only: SWE-bench's issue texts have no Names.
+	// 0.2. An issue's title is searched as a question: SWE-bench Lite DEV
+	// 50 Acc@1 0.64 → 0.66 and MRR 0.732 → 0.748 at 0.2 and 0.3 (sympy
+	// "Wrong Derivative kind attribute" → class Derivative), chosen by all
+	// 8 folds; the Lite dev split unchanged (MRR 0.774).
 	NamedDefBoost float64
 	// LongDocPenalty further multiplies prose (markdown and text files)
 	// for long queries: an issue quotes the documentation it read, while
