@@ -513,8 +513,8 @@ func title(raw string) *Query {
 	if templateHeadings[strings.ToLower(strings.TrimRight(line, ":.!? "))] {
 		return nil // an issue template's heading says nothing of this issue
 	}
-	if strings.HasPrefix(line, "Traceback") || frameLine(line) {
-		return nil
+	if strings.HasPrefix(line, "Traceback") || frameLine(line) || strings.HasPrefix(line, "diff --git ") || strings.HasPrefix(line, "--- ") {
+		return nil // a trace or a diff is not a summary of itself
 	}
 	n := 0
 	Words(line, func(string, int) { n++ })

@@ -604,6 +604,11 @@ func TestAnalyzePatches(t *testing.T) {
 			want:  []analyze.Patch{{Path: "b/x.go", Line: 1}},
 		},
 		{
+			name:  "a diff's first line is not a title",
+			query: "diff --git a/config/config.go b/config/config.go\n--- a/config/config.go\n+++ b/config/config.go\n@@ -8,3 +8,4 @@\n",
+			want:  []analyze.Patch{{Path: "config/config.go", Line: 8}},
+		},
+		{
 			name:  "plus signs in prose are not a diff",
 			query: "why does a +++ b overflow in parse.go and what does --- mean here",
 		},
@@ -614,6 +619,9 @@ func TestAnalyzePatches(t *testing.T) {
 			q := analyze.Analyze(tc.query)
 			if diff := cmp.Diff(tc.want, q.Patches); diff != "" {
 				t.Errorf("Patches mismatch (-want +got):\n%s", diff)
+			}
+			if strings.HasPrefix(tc.query, "diff ") && q.Title != nil {
+				t.Errorf("Title = %q, want none for a query that opens with a diff", q.Title.Raw)
 			}
 			for _, p := range tc.paths {
 				if !slices.Contains(q.Paths, p) {

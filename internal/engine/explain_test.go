@@ -145,6 +145,12 @@ func TestFindExplainPatched(t *testing.T) {
 	if !slices.Contains(resp.Results[0].Why, "lifted: a diff in the query changes its file") {
 		t.Errorf("why = %q, want the diff's lift", resp.Results[0].Why)
 	}
+	// A query that opens with its diff has no title line, and the diff's
+	// file still comes first.
+	bare := find(t, e, engine.FindRequest{Query: issue[strings.Index(issue, "diff --git"):] + "The client retries with a backoff between attempts.\n", Limit: 3, Explain: true})
+	if bare.Understood.Title != "" || len(bare.Results) == 0 || bare.Results[0].Path != "config/config.go" {
+		t.Errorf("a query opening with the diff: title %q, results %v; want no title and config/config.go first", bare.Understood.Title, hitPaths(bare))
+	}
 	// Without the diff the title's file wins: the lift is what moved it.
 	plain := find(t, e, engine.FindRequest{Query: issue[:strings.Index(issue, "I suggest")], Limit: 3})
 	if len(plain.Results) == 0 || plain.Results[0].Path == "config/config.go" {
