@@ -86,9 +86,6 @@ type tuning struct {
 	// overall -0.001, and it stops "parse.go" from winning every question
 	// with "parse" in it on the Go standard library.
 	PathWeight float64
-	// PruneDF is the share of chunks above which a query term is dropped
-	// (0.25: 0.769; 0.15: 0.764; 0.08: 0.763).
-	PruneDF float64
 	// TinyPenalty multiplies chunks of at most tinyLines lines (a lone
 	// #define, a one-line var), which BM25's length normalisation lifts
 	// above the code that does the work (0.767 → 0.768).
@@ -223,7 +220,6 @@ var tune = tuning{
 	DeclPenalty:       0.8,
 	Diversity:         0.1,
 	PathWeight:        1,
-	PruneDF:           0.25,
 	TinyPenalty:       0.6,
 	FileBM25:          1,
 	DenseRerank:       2,
