@@ -393,7 +393,9 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		if c := byScore(a, b); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ChunkID, b.ChunkID)
+		// Equal scores go by place in the tree, not by chunk id (ids
+		// follow the order files were indexed in).
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.ChunkID, b.ChunkID))
 	})
 }
 
