@@ -79,9 +79,10 @@ type Query struct {
 	Phrases []string
 	// Frames are stack-trace frames (Python, Go, JavaScript, Java styles).
 	Frames []Frame
-	// innermost holds Frames with the most recent call first
+	// pyFrames is how many of Frames, the first ones, come from Python
+	// tracebacks, which list the most recent call last
 	// ([Query.InnermostFirst]).
-	innermost []Frame
+	pyFrames int
 	// Patches are the files a unified diff in the query changes, in the
 	// order the diff lists them, unique; deleted files are left out.
 	Patches []Patch
@@ -177,12 +178,8 @@ func Analyze(raw string) *Query {
 		for _, m := range rePyFrame().FindAllStringSubmatch(raw, -1) {
 			q.Frames = append(q.Frames, Frame{Path: slashed(m[1]), Line: atoi(m[2]), Func: m[3]})
 		}
-		// A Python traceback lists the most recent call last.
-		for i := len(q.Frames) - 1; i >= 0; i-- {
-			q.innermost = append(q.innermost, q.Frames[i])
-		}
 	}
-	py := len(q.Frames)
+	q.pyFrames = len(q.Frames)
 	if strings.Contains(raw, ".go:") {
 		for _, m := range reGoFrame().FindAllStringSubmatch(raw, -1) {
 			q.Frames = append(q.Frames, Frame{Path: m[1], Line: atoi(m[2])})
@@ -226,8 +223,6 @@ func Analyze(raw string) *Query {
 			addPath(m)
 		}
 	}
-	// Go, JavaScript and Java traces list the most recent call first.
-	q.innermost = append(q.innermost, q.Frames[py:]...)
 	for _, f := range q.Frames {
 		addPath(f.Path)
 		if f.Func != "" && f.Func != "<module>" {
@@ -371,7 +366,13 @@ func slashed(p string) string {
 // recent call first: a Python traceback's in reverse, Go, JavaScript and
 // Java traces as written. The first frame in the searched code is where
 // the error was raised.
-func (q *Query) InnermostFirst() []Frame { return q.innermost }
+func (q *Query) InnermostFirst() []Frame {
+	out := make([]Frame, 0, len(q.Frames))
+	for i := q.pyFrames - 1; i >= 0; i-- {
+		out = append(out, q.Frames[i])
+	}
+	return append(out, q.Frames[q.pyFrames:]...)
+}
 
 // patches returns the files the unified diffs in raw change: the new path
 // of each "diff --git a/X b/Y" header or "+++ " line (with git's "b/"

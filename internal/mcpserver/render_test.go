@@ -19,18 +19,7 @@ import (
 // and a truncation footer.
 func TestMarkdownTokensAdditive(t *testing.T) {
 	t.Parallel()
-	paths, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "strings", "*.go"))
-	if len(paths) == 0 {
-		t.Skip("no Go sources in GOROOT")
-	}
-	var lines []string
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.SplitAfter(string(b), "\n")...)
-	}
+	lines := goSourceLines(t, "strings")
 	odd := []string{"", "\n", "   \n\n", "```\ncode\n```", "\t\tindented", "x := `raw`\n\n\n", "# heading\n", "> quote"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 300 {
@@ -78,18 +67,7 @@ func TestMarkdownTokensAdditive(t *testing.T) {
 // changed after it was counted is recounted.
 func TestJSONPageTokens(t *testing.T) {
 	t.Parallel()
-	paths, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "strconv", "*.go"))
-	if len(paths) == 0 {
-		t.Skip("no Go sources in GOROOT")
-	}
-	var lines []string
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.SplitAfter(string(b), "\n")...)
-	}
+	lines := goSourceLines(t, "strconv")
 	odd := []string{"", "\n", "\"quoted\" \\ back\\slash\t}", "héllo wörld 世界 😀", "bad \xff\xfe utf-8", "0", "123}", "{\"k\":[1,2]}", "</script>&amp;"}
 	numbers := []int{0, 1, 9, 10, 99, 100, 999, 1000, 1234, 99999, 123456, 1234567}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -147,4 +125,23 @@ func TestJSONPageTokens(t *testing.T) {
 	if summed < 200 {
 		t.Errorf("the segments' counts were summed on %d pages of 300, want most", summed)
 	}
+}
+
+// goSourceLines returns the lines, each with its newline, of the Go files
+// of the standard library package pkg; it skips the test without them.
+func goSourceLines(t *testing.T, pkg string) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", pkg, "*.go"))
+	if len(paths) == 0 {
+		t.Skip("no Go sources in GOROOT")
+	}
+	var lines []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.SplitAfter(string(b), "\n")...)
+	}
+	return lines
 }

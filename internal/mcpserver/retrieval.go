@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -681,7 +682,7 @@ func markdownTokens(out *RetrievalOutput) int {
 // with the text around it, with its tokens field's digits as they are in
 // text. TestJSONPageTokens checks it against counting the whole text.
 func jsonPageTokens(text string, segs []Segment) int {
-	const open, sep = `,"segments":[`, `},{"`
+	const open = `,"segments":[`
 	at := strings.Index(text, open)
 	if len(segs) == 0 || at < 0 {
 		return tokens.Count(text)
@@ -711,11 +712,18 @@ func jsonPageTokens(text string, segs []Segment) int {
 	if !strings.HasPrefix(text[at:], "]") {
 		return tokens.Count(text)
 	}
-	ends := tokens.Count(`{"`) + tokens.Count("}")
+	ends, between := jsonJoinTokens()
 	n -= len(segs) * ends
-	n += (len(segs) - 1) * tokens.Count(sep)
+	n += (len(segs) - 1) * between
 	return n + tokens.Count(text[:first+2]) + tokens.Count(text[at-1:])
 }
+
+// jsonJoinTokens returns the o200k_base tokens of a segment's own `{"`
+// and `}` together, and of the `},{"` between two segments: constants,
+// counted once.
+var jsonJoinTokens = sync.OnceValues(func() (int, int) {
+	return tokens.Count(`{"`) + tokens.Count("}"), tokens.Count(`},{"`)
+})
 
 // splitTokensField splits a segment's JSON before the digits of its
 // tokens field, its last: body ends with `"tokens":`, digits are the

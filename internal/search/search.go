@@ -245,12 +245,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, Stats, er
 			st.Query = q
 			return res, st, err
 		}
+		// A diff without a title line: its files still lead, by file.
 		res, st, err := s.search(ctx, req, q, max(limit, titleDepth), start)
 		st.Query = q
-		if err != nil {
-			return nil, st, err
-		}
-		return fuseTitle(res, nil, patched, limit), st, nil
+		return fuseTitle(res, nil, patched, limit), st, err
 	}
 	depth := max(limit, titleDepth)
 	var (
@@ -309,13 +307,6 @@ func patchedFiles(q *analyze.Query) []string {
 		}
 	}
 	return out
-}
-
-// samePath reports whether the indexed path p and the path m a query
-// writes name one file: equal, or one ends with "/" and the other
-// ("django/db/x.py" and "/site-packages/django/db/x.py", "db/x.py").
-func samePath(p, m string) bool {
-	return p == m || strings.HasSuffix(m, "/"+p) || strings.HasSuffix(p, "/"+m)
 }
 
 // titleDepth is how many results each of a long query's two searches
@@ -499,7 +490,7 @@ func fuseTitle(whole, byTitle []Result, patched []string, limit int) []Result {
 	r := 0
 	for _, p := range patched {
 		for _, res := range [][]Result{whole, byTitle} {
-			i := slices.IndexFunc(res, func(x Result) bool { return samePath(x.Path, p) })
+			i := slices.IndexFunc(res, func(x Result) bool { return store.MentionNames(x.Path, p) })
 			if i < 0 {
 				continue
 			}

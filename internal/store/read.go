@@ -338,10 +338,18 @@ type FileRef struct {
 // one mention.
 const maxFilesPerMention = 20
 
+// MentionNames reports whether mention, a path as a query writes it,
+// names the indexed file path: the two are equal, path ends with
+// "/"+mention ("db/models/query.py"), or mention ends with "/"+path (an
+// absolute or longer path from a traceback or a diff).
+func MentionNames(path, mention string) bool {
+	return path == mention || strings.HasSuffix(path, "/"+mention) || strings.HasSuffix(mention, "/"+path)
+}
+
 // FilesByPathSuffixes returns, for each path mentioned in a query, the
-// files it refers to: those whose path equals the mention or ends with
-// "/"+mention, and those whose path the mention itself ends with after a
-// "/" (an absolute or longer path from a traceback). Leading "/" and "./"
+// files it refers to ([MentionNames]): those whose path equals the mention
+// or ends with "/"+mention, and those whose path the mention itself ends
+// with after a "/" (an absolute or longer path from a traceback). Leading "/" and "./"
 // are ignored. out[i] holds mentions[i]'s files, at most 20, shortest path
 // first; nil for a mention with no file name. All mentions are answered
 // by one pass over the files table (a traceback names a dozen paths, and
@@ -385,8 +393,7 @@ func (db *DB) FilesByPathSuffixes(ctx context.Context, mentions []string) ([][]F
 			return nil, fmt.Errorf("finding files named %s: %v", strings.Join(bases, ", "), err)
 		}
 		for i, m := range clean {
-			if len(out[i]) < maxFilesPerMention && m != "" &&
-				(f.Path == m || strings.HasSuffix(f.Path, "/"+m) || strings.HasSuffix(m, "/"+f.Path)) {
+			if len(out[i]) < maxFilesPerMention && m != "" && MentionNames(f.Path, m) {
 				out[i] = append(out[i], f)
 			}
 		}

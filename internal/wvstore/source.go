@@ -358,7 +358,7 @@ func (s *Source) FilesByPathSuffixes(ctx context.Context, mentions []string) ([]
 	})
 	for _, f := range files {
 		for i, m := range clean {
-			if len(out[i]) < 20 && m != "" && (f.Path == m || strings.HasSuffix(f.Path, "/"+m) || strings.HasSuffix(m, "/"+f.Path)) {
+			if len(out[i]) < 20 && m != "" && store.MentionNames(f.Path, m) {
 				out[i] = append(out[i], f)
 			}
 		}
