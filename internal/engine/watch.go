@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/discover"
 	"github.com/ctx-dev/ctx/internal/watch"
@@ -287,11 +288,12 @@ func (ws *watching) state() *WatchState {
 // status` in other processes.
 func (e *Engine) watchFile() string { return e.dbPath + ".watch" }
 
-// recordWatch writes the watcher's state for other processes; a failure
-// only costs `ctx status` the line.
+// recordWatch writes the watcher's state for other processes, whole or
+// not at all (a reader must never find it half written and take the
+// watcher for gone); a failure only costs `ctx status` the line.
 func (e *Engine) recordWatch(ws *watching) {
 	b, _ := json.Marshal(ws.state())
-	if err := os.WriteFile(e.watchFile(), b, 0o644); err != nil {
+	if err := atomicfile.Write(e.watchFile(), b, 0o644); err != nil {
 		e.log.Debug("recording the watcher's state", "err", err)
 	}
 }
