@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -167,5 +168,45 @@ func TestPackAcross(t *testing.T) {
 	}
 	if !repos["api"] || !repos["web"] {
 		t.Errorf("packed repos = %v, want both", repos)
+	}
+}
+
+func TestFindAcrossRankDecay(t *testing.T) {
+	ms := workspaceMembers(t)
+	req := engine.FindRequest{Query: "token bucket rate limiter template route", Limit: 10}
+	resp, err := engine.FindAcross(t.Context(), ms, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := map[string]float64{}
+	for _, m := range resp.Stats.Members {
+		rel[m.Repo] = m.Relevance
+	}
+	// Each member's results keep its own order (a prefix of its own
+	// answer) and its r-th one scores rel/√r.
+	own := map[string][]engine.Hit{}
+	for _, m := range ms {
+		r, err := m.Engine.Find(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own[m.Name] = r.Results
+	}
+	rank := map[string]int{}
+	repos := map[string]bool{}
+	for _, h := range resp.Results {
+		repos[h.Repo] = true
+		i := rank[h.Repo]
+		rank[h.Repo]++
+		if want := own[h.Repo]; i >= len(want) || want[i].Path != h.Path || want[i].StartLine != h.StartLine {
+			t.Errorf("%s result %d is %s:%d, not the member's own %d-th", h.Repo, i+1, h.Path, h.StartLine, i+1)
+		}
+		want := rel[h.Repo] / math.Sqrt(float64(i+1))
+		if math.Abs(h.Score-want) > 1e-3 {
+			t.Errorf("%s:%s (its member's result %d, relevance %v) scores %v, want %v", h.Repo, h.Path, i+1, rel[h.Repo], h.Score, want)
+		}
+	}
+	if !repos["api"] || !repos["web"] {
+		t.Errorf("repos = %v, want both members to answer a query naming both", repos)
 	}
 }
