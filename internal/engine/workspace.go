@@ -49,7 +49,9 @@ type MemberStats struct {
 // (12 members; routing the query to its own repository by argmax of the
 // evidence): k 0.25, 0.5, 1, 2 routed 85%, 87%, 87%, 88% of the queries;
 // a plain "the vocabulary holds the term" test 81%, raw per-member BM25
-// scores 41%.
+// scores 41%. Measured again with the first result's cosine and the
+// rel/√r merge ([mergeRankDecay]): k 0.25, 0.5, 1, 2, 4 route 86%, 87%,
+// 89%, 90%, 88% and score NDCG@10 0.747, 0.755, 0.766, 0.773, 0.772.
 const densitySaturation = 2
 
 // FindAcross answers req from every member of a workspace and merges the
