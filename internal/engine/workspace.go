@@ -314,9 +314,10 @@ func firstCosine(hits []Hit) float64 {
 // of the whole workspace, other members' results counted as misses),
 // leave-one-repository-out: the form picked on 11 repositories, scored on
 // the 12th. Among each member's score over its best (the previous merge),
-// rel^p/(1 + λ(r-1)) for p 1, 2 and λ 0.3, 1, and a mean cosine of the
-// top 1 or 3 results or their maximum, rel²/r (this decay, in order) with
-// the first result's cosine was chosen in 11 of the 12 folds; held-out
+// rel^p/(1 + λ(r-1)) for p 1, 2 and λ 0.3, 1, each with the member's
+// cosine taken as its first result's, the mean of its top three or their
+// maximum, rel²/r (the same order as this decay) with the first result's
+// cosine was chosen in 11 of the 12 folds; held-out
 // NDCG@10 0.769 (all 12: 0.773, the queries' own repository first by
 // relevance for 89.8%) against 0.742 and 87.1% for the previous merge.
 const mergeRankDecay = 0.5
