@@ -80,6 +80,7 @@ func (e *Engine) weaviateClient() (*weaviate.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CTX_WEAVIATE_URL: %w", err)
 	}
+	c.Logger = e.log
 	return c, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -49,6 +50,11 @@ type Client struct {
 	// HTTP sends the requests with the shared retry policy; New sets its
 	// Authorization header and Weaviate's error-message extraction.
 	HTTP *httpjson.Client
+	// Logger receives one debug record per Get ("weaviate get": class,
+	// search (bm25, nearVector, where or all), limit, hits, and dur, the
+	// wall time from send to decoded answer; never the query's text),
+	// so one search's time can be split per request; nil discards them.
+	Logger *slog.Logger
 
 	base string
 

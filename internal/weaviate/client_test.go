@@ -1,10 +1,12 @@
 package weaviate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -429,5 +431,33 @@ func TestAppendVector(t *testing.T) {
 	got, err := appendVector(nil, []float32{0, 1, -0.5, 0.1, 1e-7, 3.4028235e38, 1.0 / 3})
 	if err != nil || string(got) != "[0,1,-0.5,0.1,1e-07,3.4028235e+38,0.33333334]" {
 		t.Errorf("appendVector = %s, %v", got, err)
+	}
+}
+
+// TestGetLog: with a debug logger, each Get leaves one record that says
+// what it searched by, its limit and hit count, and never the query's
+// words; without one, nothing is logged.
+func TestGetLog(t *testing.T) {
+	c, _ := newFake(t, func(int, request, http.ResponseWriter) (int, string) {
+		return 200, `{"data":{"Get":{"Chunk":[{"path":"a.go","_additional":{"id":"u1","score":"1"}}]}}}`
+	})
+	var buf bytes.Buffer
+	c.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if _, err := c.Get(t.Context(), Query{Class: "Chunk", Fields: []string{"path"}, Limit: 7, BM25: &BM25{Query: "secretword"}}); err != nil {
+		t.Fatal(err)
+	}
+	line := buf.String()
+	for _, want := range []string{`msg="weaviate get"`, "class=Chunk", "search=bm25", "limit=7", "hits=1", "dur="} {
+		if !strings.Contains(line, want) {
+			t.Errorf("log %q lacks %s", line, want)
+		}
+	}
+	if strings.Contains(line, "secretword") || strings.Count(line, "\n") != 1 {
+		t.Errorf("log %q: want one record without the query's words", line)
+	}
+	buf.Reset()
+	c.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if _, err := c.Get(t.Context(), Query{Class: "Chunk", Fields: []string{"path"}, Limit: 7}); err != nil || buf.Len() != 0 {
+		t.Errorf("Get at info level logged %q (err %v)", buf.String(), err)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // GraphQLError is the "errors" list of a GraphQL answer (which Weaviate
@@ -85,6 +87,20 @@ func (c *Client) graphql(ctx context.Context, query string, out any) error {
 		return fmt.Errorf("graphql answer has no data")
 	}
 	return nil
+}
+
+// searchKind names what a Get searches by, for a log record: "bm25",
+// "nearVector", "where" (a filter alone) or "all".
+func searchKind(q Query) string {
+	switch {
+	case q.BM25 != nil:
+		return "bm25"
+	case q.NearVector != nil:
+		return "nearVector"
+	case q.Where != nil:
+		return "where"
+	}
+	return "all"
 }
 
 // replicatedClass reports whether class has a replication factor above
@@ -263,6 +279,13 @@ func GetAs[T any](ctx context.Context, c *Client, q Query) ([]T, error) {
 	}
 	var data struct {
 		Get map[string][]T `json:"Get"`
+	}
+	if c.Logger != nil && c.Logger.Enabled(ctx, slog.LevelDebug) {
+		start := time.Now()
+		defer func() {
+			c.Logger.LogAttrs(ctx, slog.LevelDebug, "weaviate get", slog.String("class", q.Class), slog.String("search", searchKind(q)),
+				slog.Int("limit", q.Limit), slog.Int("hits", len(data.Get[q.Class])), slog.Duration("dur", time.Since(start)))
+		}()
 	}
 	if err := c.graphql(ctx, text, &data); err != nil {
 		return nil, fmt.Errorf("weaviate get %s: %w", q.Class, err)
