@@ -52,6 +52,24 @@ func Dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// DotInt8 returns the dot product of q with the vector whose int8
+// elements are x and whose scale is scale (element i is
+// float32(x[i])*scale, as [Quantize] makes them): the sum of q[i]·x[i],
+// then times scale. For a unit q it is the cosine similarity up to
+// quantisation. It is the one formula every reader of stored int8 rows
+// scores them by, so the local store and a remote one agree to the bit.
+// It panics if q and x differ in length, as [Dot] does.
+func DotInt8(q []float32, x []int8, scale float32) float32 {
+	if len(q) != len(x) {
+		panic(fmt.Sprintf("embed.DotInt8: vectors of length %d and %d", len(q), len(x)))
+	}
+	var s float32
+	for j, e := range x {
+		s += q[j] * float32(e)
+	}
+	return s * scale
+}
+
 // Stored vector blobs. A blob is one of two forms, told apart by its
 // length alone (no form is a prefix or reinterpretation of the other):
 //

@@ -3,6 +3,8 @@ package search
 import (
 	"slices"
 	"sync"
+
+	"github.com/ctx-dev/ctx/internal/embed"
 )
 
 // Similarities returns, for each chunk id in ids, the cosine similarity of
@@ -22,12 +24,7 @@ func (v *Vectors) Similarities(q []float32, ids []int64) []float64 {
 		if !ok {
 			continue
 		}
-		var s float32
-		x := v.row(r, buf)
-		for j, e := range x {
-			s += q[j] * float32(e)
-		}
-		out[i] = float64(s * v.scales[r])
+		out[i] = float64(embed.DotInt8(q, v.row(r, buf), v.scales[r]))
 	}
 	return out
 }

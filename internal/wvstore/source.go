@@ -34,9 +34,12 @@ type Source struct {
 	mu     sync.Mutex
 	rows   map[int64]store.ChunkRow
 	hashes map[string]string // path → content hash (hex SHA-256) of the rows seen
+	// vecs holds the vector field (base64) of the rows seen, by chunk id:
+	// Cosines scores those chunks here.
+	vecs map[int64]string
 	// nearQ and near are the query vector of the last TopK and the
 	// similarities it returned, by chunk id: Cosines for that vector asks
-	// the server only for the other chunks.
+	// the server only for the chunks neither it nor vecs covers.
 	nearQ []float32
 	near  map[int64]float64
 
@@ -72,7 +75,7 @@ func Open(ctx context.Context, c *weaviate.Client, prefix, tenant string) (*Sour
 	if info == nil {
 		return nil, fmt.Errorf("%w for tenant %s; run `ctx index --backend weaviate`", ErrNotSynced, tenant)
 	}
-	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, terms: prefix + termsClass, Info: *info, rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}}, nil
+	return &Source{c: c, tenant: tenant, chunk: prefix + chunkClass, file: prefix + fileClass, terms: prefix + termsClass, Info: *info, rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}, nil
 }
 
 // FileHash returns the content hash (hex SHA-256) the index holds for a
@@ -136,9 +139,10 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 	}
 	rows := make([]store.ChunkRow, len(hits))
 	hashes := make([]string, len(hits))
+	vecs := make([]string, len(hits))
 	adds := make([]weaviate.Additional, len(hits))
 	for i := range hits {
-		if hashes[i], err = decodeRow(hits[i].Row, &rows[i]); err != nil {
+		if hashes[i], vecs[i], err = decodeRow(hits[i].Row, &rows[i]); err != nil {
 			return nil, nil, fmt.Errorf("chunk object %s: %w", hits[i].Add.ID, err)
 		}
 		adds[i] = hits[i].Add
@@ -148,6 +152,9 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 		s.rows[r.ID] = r
 		if hashes[i] != "" {
 			s.hashes[r.Path] = hashes[i]
+		}
+		if vecs[i] != "" {
+			s.vecs[r.ID] = vecs[i]
 		}
 	}
 	s.mu.Unlock()
@@ -405,23 +412,33 @@ func (s *Source) TopK(ctx context.Context, q []float32, k int) ([]int64, []float
 	return ids, sims, nil
 }
 
-// Cosines scores the chunks ids by a vector search restricted to them,
-// asking only for their ids (their rows are already known). The chunks
-// the last TopK for q returned keep the similarity it gave them (the
-// server computes both with the same distance function on the same
-// vectors), so only the others are asked for; none left, no request.
+// Cosines returns q's similarity to each chunk of ids. A chunk whose row
+// a query returned with its vector (every row of a tenant written with
+// objectsVersion 4) is scored here, as the local store scores it: q's dot
+// product with the stored int8 embedding decoded, q being unit length. A
+// chunk the last TopK for q returned otherwise keeps the similarity the
+// server gave it; the rest are scored by a vector search restricted to
+// them, asking only for their ids. On a current tenant no request is
+// made. Errors: the client's, or a row's vector that does not decode.
 func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float64, error) {
 	sim := make(map[int64]float64, len(ids))
-	ask := ids
+	var ask []int64
 	s.mu.Lock()
-	if s.near != nil && slices.Equal(q, s.nearQ) {
-		ask = make([]int64, 0, len(ids))
-		for _, id := range ids {
-			if v, ok := s.near[id]; ok {
-				sim[id] = v
-			} else {
-				ask = append(ask, id)
+	useNear := s.near != nil && slices.Equal(q, s.nearQ)
+	var buf []byte
+	for _, id := range ids {
+		if text, ok := s.vecs[id]; ok {
+			var c float64
+			var err error
+			if c, buf, err = rowCosine(q, text, buf); err != nil {
+				s.mu.Unlock()
+				return nil, fmt.Errorf("chunk %d: %w", id, err)
 			}
+			sim[id] = c
+		} else if v, ok := s.near[id]; ok && useNear {
+			sim[id] = v
+		} else {
+			ask = append(ask, id)
 		}
 	}
 	s.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/store"
 	"github.com/ctx-dev/ctx/internal/weaviate"
 )
@@ -24,6 +26,9 @@ import (
 type fakeChunks struct {
 	mu      sync.Mutex // guards queries
 	queries []string
+	// vectors, when set, gives chunk id's stored embedding, put in its
+	// row's vector field as a sync of objectsVersion 4 writes it.
+	vectors func(id int) []float32
 }
 
 var (
@@ -55,9 +60,13 @@ func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var rows []map[string]any
 	for _, id := range ids {
 		r := store.ChunkRow{Chunk: store.Chunk{ID: int64(id), FileID: int64(id)}, Path: fmt.Sprintf("f%d.go", id)}
+		var vec []byte
+		if f.vectors != nil {
+			vec = embed.EncodeVector(f.vectors(id))
+		}
 		rows = append(rows, map[string]any{
 			"_additional": map[string]any{"id": fmt.Sprint(id), "distance": float64(id) / 10},
-			"chunkId":     fmt.Sprint(id), rowProp: encodeRow(&r, ""),
+			"chunkId":     fmt.Sprint(id), rowProp: encodeRow(&r, "", vec),
 		})
 	}
 	out, _ := json.Marshal(map[string]any{"data": map[string]any{"Get": map[string]any{"TChunk": rows}}})
@@ -84,7 +93,7 @@ func TestCosinesAfterTopK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}}
+	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}
 	ctx := t.Context()
 	q := []float32{1, 0}
 
@@ -116,5 +125,54 @@ func TestCosinesAfterTopK(t *testing.T) {
 	}
 	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["2","1"]`) || !cmp.Equal(got, []float64{0.8, 0.9}) {
 		t.Errorf("Cosines for another vector sent %q, got %v; want one request naming both", sent, got)
+	}
+}
+
+// TestCosinesFromRows: rows that carry their chunk's stored embedding are
+// scored here, as the local store scores them (the query's dot product
+// with the decoded int8 vector), with no request, whatever the vector and
+// whether or not TopK returned them; a chunk whose row was never read is
+// still asked of the server.
+func TestCosinesFromRows(t *testing.T) {
+	unit := func(id int) []float32 {
+		a := float64(id) / 5
+		return []float32{float32(math.Cos(a)), float32(math.Sin(a)), 0}
+	}
+	f := &fakeChunks{vectors: unit}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	c, err := weaviate.New(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}
+	ctx := t.Context()
+	if _, err := s.Chunks(ctx, []int64{4, 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.TopK(ctx, []float32{1, 0, 0}, 3); err != nil {
+		t.Fatal(err)
+	}
+	f.take()
+	for _, q := range [][]float32{{1, 0, 0}, {0, 0.6, 0.8}} {
+		got, err := s.Cosines(ctx, q, []int64{7, 1, 4, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range []int{7, 1, 4, 3} {
+			x, scale, _ := embed.Int8View(embed.EncodeVector(unit(id)))
+			if want := float64(embed.DotInt8(q, x, scale)); got[i] != want {
+				t.Errorf("Cosines(%v) of chunk %d = %v, want %v (the stored vector's)", q, id, got[i], want)
+			}
+		}
+		if sent := f.take(); len(sent) != 0 {
+			t.Errorf("Cosines(%v) of chunks whose rows carry vectors sent %q", q, sent)
+		}
+	}
+	if _, err := s.Cosines(ctx, []float32{1, 0, 0}, []int64{4, 8}); err != nil {
+		t.Fatal(err)
+	}
+	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["8"]`) {
+		t.Errorf("Cosines sent %q, want one request naming chunk 8, whose row was never read", sent)
 	}
 }

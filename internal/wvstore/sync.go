@@ -43,17 +43,18 @@ type Info struct {
 	// TermBuckets is the bucket count of the tenant's Terms collection
 	// (its vocabulary); 0 when it has none.
 	TermBuckets int `json:"term_buckets,omitempty"`
-	// Objects says what the chunk objects hold: 3 when their row is one
-	// packed property (rowProp), 2 when they carry the weighted
-	// all-columns terms (allProp) and a property per row field, 0 for
-	// tenants written before.
+	// Objects says what the chunk objects hold: 4 when their row (one
+	// packed property, rowProp) carries the chunk's stored embedding, 3
+	// when it does not, 2 when they carry the weighted all-columns terms
+	// (allProp) and a property per row field, 0 for tenants written
+	// before.
 	Objects int `json:"objects,omitempty"`
 	// AllWeights are the column weights baked into allProp.
 	AllWeights store.BM25Weights `json:"all_weights"`
 }
 
 // objectsVersion is [Info].Objects of what this build writes.
-const objectsVersion = 3
+const objectsVersion = 4
 
 // Identity returns the identity a tenant written by this build records
 // ([Info].Identity) for the local index identity local: local and the
@@ -312,27 +313,27 @@ func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Objec
 		id, uuid := chunkKey(f.Path, f.Hash, i)
 		row := store.ChunkRow{Chunk: c, Path: f.Path, Language: f.Language, FileSize: f.Size, FileTime: f.ModTime}
 		row.ID, row.FileID = id, fileID
+		var enc []byte
+		var vec []float32
+		if c.EmbedKey != nil {
+			var ok bool
+			if enc, ok = u.Vectors[string(c.EmbedKey)]; !ok {
+				return nil, weaviate.Object{}, fmt.Errorf("%s: chunk %d has no vector", f.Path, i)
+			}
+			var err error
+			if vec, err = embed.DecodeVector(enc); err != nil {
+				return nil, weaviate.Object{}, fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
 		props := map[string]any{
 			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "nameLower": strings.ToLower(c.Name),
-			rowProp: encodeRow(&row, hash),
+			rowProp: encodeRow(&row, hash, enc),
 		}
 		for col, name := range termProps {
 			props[name] = c.Terms[col]
 		}
 		props[allProp] = weightedTerms(c.Terms)
-		o := weaviate.Object{ID: uuid, Class: p.class(chunkClass), Tenant: p.Tenant, Properties: props}
-		if c.EmbedKey != nil {
-			enc, ok := u.Vectors[string(c.EmbedKey)]
-			if !ok {
-				return nil, weaviate.Object{}, fmt.Errorf("%s: chunk %d has no vector", f.Path, i)
-			}
-			vec, err := embed.DecodeVector(enc)
-			if err != nil {
-				return nil, weaviate.Object{}, fmt.Errorf("%s: %w", f.Path, err)
-			}
-			o.Vector = vec
-		}
-		objs = append(objs, o)
+		objs = append(objs, weaviate.Object{ID: uuid, Class: p.class(chunkClass), Tenant: p.Tenant, Properties: props, Vector: vec})
 	}
 	file := weaviate.Object{ID: fileUUID, Class: p.class(fileClass), Tenant: p.Tenant, Properties: map[string]any{
 		"fileId": idText(fileID), "path": f.Path, "base": path.Base(f.Path), "language": f.Language, "hash": hash,

@@ -1,12 +1,14 @@
 package wvstore
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctx-dev/ctx/internal/embed"
 	"github.com/ctx-dev/ctx/internal/store"
 )
 
@@ -92,17 +94,22 @@ func TestRowRoundTrip(t *testing.T) {
 		name string
 		row  store.ChunkRow
 		hash string
+		vec  []float32
 	}{
 		{"plain", store.ChunkRow{Chunk: store.Chunk{ID: 1<<52 - 1, FileID: 17, Kind: "function", Symbol: "(*conn).serve", Name: "serve", Breadcrumb: "conn",
 			Summary: "serves a connection", StartLine: 10, EndLine: 20, StartByte: 100, EndByte: 900, Part: 2},
-			Path: "net/http/server.go", Language: "go", FileSize: 5000, FileTime: 1795578252299473453}, strings.Repeat("ab", 32)},
-		{"empty", store.ChunkRow{Chunk: store.Chunk{ID: 1, FileID: 2}}, ""},
+			Path: "net/http/server.go", Language: "go", FileSize: 5000, FileTime: 1795578252299473453}, strings.Repeat("ab", 32), []float32{0.6, -0.8, 0, 0.001}},
+		{"empty", store.ChunkRow{Chunk: store.Chunk{ID: 1, FileID: 2}}, "", nil},
 		{"escapes", store.ChunkRow{Chunk: store.Chunk{ID: 3, FileID: 4, Summary: "a\tb\t\\n\n", Breadcrumb: "x\ty\nz\\",
-			Symbol: `\`, Name: "\\t"}, Path: "dir with\ttab/f.go", Language: "\\"}, "h"},
-		{"negative", store.ChunkRow{Chunk: store.Chunk{ID: 5, FileID: 6, StartLine: -1}, FileTime: -7}, ""},
+			Symbol: `\`, Name: "\\t"}, Path: "dir with\ttab/f.go", Language: "\\"}, "h", []float32{1}},
+		{"negative", store.ChunkRow{Chunk: store.Chunk{ID: 5, FileID: 6, StartLine: -1}, FileTime: -7}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text := encodeRow(&tc.row, tc.hash)
+			var blob []byte
+			if tc.vec != nil {
+				blob = embed.EncodeVector(tc.vec)
+			}
+			text := encodeRow(&tc.row, tc.hash, blob)
 			if n := strings.Count(text, "\t"); n != len(rowFields)-1 {
 				t.Errorf("encodeRow = %q: %d tabs, want %d", text, n, len(rowFields)-1)
 			}
@@ -110,19 +117,32 @@ func TestRowRoundTrip(t *testing.T) {
 				t.Errorf("encodeRow = %q holds a newline", text)
 			}
 			var got store.ChunkRow
-			hash, err := decodeRow(text, &got)
+			hash, vec, err := decodeRow(text, &got)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.row, got); diff != "" || hash != tc.hash {
 				t.Errorf("decodeRow(encodeRow(row)) (-want +got):\n%s\nhash %q, want %q", diff, hash, tc.hash)
 			}
+			if tc.vec == nil {
+				if vec != "" {
+					t.Errorf("decodeRow: vector %q of a row without one", vec)
+				}
+				return
+			}
+			q := make([]float32, len(tc.vec))
+			q[0] = 1
+			c, _, err := rowCosine(q, vec, nil)
+			x, scale, _ := embed.Int8View(blob)
+			if want := float64(embed.DotInt8(q, x, scale)); err != nil || c != want {
+				t.Errorf("rowCosine of the row's vector = %v, %v; want the stored vector's %v", c, err, want)
+			}
 		})
 	}
 }
 
 func TestDecodeRowRejects(t *testing.T) {
-	good := encodeRow(&store.ChunkRow{Chunk: store.Chunk{ID: 9, FileID: 8}, Path: "a.go"}, "h")
+	good := encodeRow(&store.ChunkRow{Chunk: store.Chunk{ID: 9, FileID: 8}, Path: "a.go"}, "h", nil)
 	for name, text := range map[string]string{
 		"short":      strings.Join(strings.Split(good, "\t")[:len(rowFields)-1], "\t"),
 		"bad id":     "x" + good[1:],
@@ -130,8 +150,14 @@ func TestDecodeRowRejects(t *testing.T) {
 		"empty":      "",
 	} {
 		var r store.ChunkRow
-		if _, err := decodeRow(text, &r); err == nil {
+		if _, _, err := decodeRow(text, &r); err == nil {
 			t.Errorf("decodeRow(%s %q) succeeded", name, text)
+		}
+	}
+	two := base64.RawStdEncoding.EncodeToString(embed.EncodeVector([]float32{0.6, 0.8}))
+	for name, text := range map[string]string{"not base64": "a*b", "not a vector": "AAAA", "other dimensions": two} {
+		if c, _, err := rowCosine([]float32{1, 0, 0}, text, nil); err == nil {
+			t.Errorf("rowCosine(%s %q) = %v, want an error", name, text, c)
 		}
 	}
 }
