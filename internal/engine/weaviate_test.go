@@ -95,6 +95,11 @@ func TestWeaviateBackend(t *testing.T) {
 	if rep.Weaviate.Written != 0 || rep.Weaviate.Deleted != 0 {
 		t.Errorf("no-change sync = %+v, want nothing written", rep.Weaviate)
 	}
+	// A second engine (a server on another machine) that has searched the
+	// tenant before: its next search must see the sync below, not the
+	// tenant as its last search read it.
+	es := open(t, remote, root, nil)
+	find(t, es, engine.FindRequest{Query: "retry with backoff", Limit: 3})
 	// One file changed, one deleted.
 	writeFile(t, root, "client/retry.go", "package client\n\n// Jitter spreads reconnect attempts of a websocket over time.\nfunc Jitter() int { return 7 }\n")
 	if err := os.Remove(filepath.Join(root, "web", "render.js")); err != nil {
@@ -111,6 +116,10 @@ func TestWeaviateBackend(t *testing.T) {
 	rr = find(t, er, engine.FindRequest{Query: "render the page template", Limit: 10})
 	if slices.Contains(hitPaths(rr), "web/render.js") {
 		t.Errorf("a deleted file still answers: %v", hitKeys(rr.Results))
+	}
+	rr = find(t, es, engine.FindRequest{Query: "websocket reconnect jitter", Limit: 3})
+	if len(rr.Results) == 0 || rr.Results[0].Path != "client/retry.go" || rr.Results[0].Symbol != "Jitter" || rr.Stats.IndexGeneration != rep.Generation {
+		t.Errorf("another engine after the update: generation %d (sync %d), %v", rr.Stats.IndexGeneration, rep.Generation, hitKeys(rr.Results))
 	}
 
 	// Another embedding model: refused by queries, rebuilt by index.
