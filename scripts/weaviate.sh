@@ -24,6 +24,14 @@
 #   ${CTX_WEAVIATE_STATE:-${TMPDIR:-/tmp}/ctx-weaviate-$(id -u)}
 # and holds the pids, ports, data directories and logs (DIR/nodeN.log).
 #
+# The server flushes its memtables 2 s after their first write instead of
+# its default 60 s, and never keeps a small memtable in a reused WAL:
+# Weaviate's BM25 ranks by the objects flushed to segments, so
+# `ctx index --backend weaviate` waits after writing until they are
+# counted (a minute on a server with the defaults). Set
+# PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS or
+# PERSISTENCE_MAX_REUSE_WAL_SIZE in the environment to override.
+#
 # Every port is picked free at start, so runs with different DIRs coexist.
 # Weaviate binds the gRPC port and the cluster data port on all interfaces,
 # not only on 127.0.0.1 (pprof too, which is why it is disabled here): send
@@ -183,6 +191,8 @@ start_node() {
     DEFAULT_VECTORIZER_MODULE=none \
     ENABLE_MODULES= \
     DISABLE_TELEMETRY=true \
+    PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS="${PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS:-2}" \
+    PERSISTENCE_MAX_REUSE_WAL_SIZE="${PERSISTENCE_MAX_REUSE_WAL_SIZE:-0}" \
     GO_PROFILING_DISABLE=true \
     PROMETHEUS_MONITORING_ENABLED=false \
     CLUSTER_HOSTNAME="node$i" \

@@ -125,6 +125,12 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 		if w.Rebuilt {
 			fmt.Fprintln(d.IO.Out, "the tenant held another ctx build's or model's objects: it was emptied and written again")
 		}
+		if w.SettleMS >= 1000 && w.Unsettled == "" {
+			fmt.Fprintf(d.IO.Out, "waited %s of that for Weaviate to count the new objects, which its BM25 ranks by\n", (time.Duration(w.SettleMS) * time.Millisecond).Round(time.Second))
+		}
+		if w.Unsettled != "" {
+			fmt.Fprintf(d.IO.ErrOut, "warning: %s\n", w.Unsettled)
+		}
 	}
 	return nil
 }

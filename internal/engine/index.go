@@ -91,7 +91,7 @@ func (e *Engine) Index(ctx context.Context, opts IndexOptions) (*IndexReport, er
 	if err != nil || !e.remoteBackend() {
 		return rep, err
 	}
-	rep.Weaviate, err = e.syncWeaviate(ctx, rep.Generation, opts.SyncProgress)
+	rep.Weaviate, err = e.syncWeaviate(ctx, rep.Generation, opts.SyncProgress, opts.Phase)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,10 @@ const (
 	PhaseSwap = "swap"
 	// PhaseVectors writes the root's vector file (runs with an embedder).
 	PhaseVectors = "vector file"
+	// PhaseSettle waits, after a sync into Weaviate that wrote or deleted
+	// objects, for the server to count them (its BM25 ranks by that
+	// count; see wvstore.Sync).
+	PhaseSettle = "weaviate settle"
 )
 
 // phaseStep reports an uncounted phase's start, runs step (which does not

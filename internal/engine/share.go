@@ -394,7 +394,7 @@ func (e *Engine) ImportIndex(ctx context.Context, r io.Reader, opts ImportIndexO
 	rep.Chunks, rep.Embedded, rep.Generation = st.Chunks, st.Embedded, run.Generation
 	rep.CatchUp = st.Duration
 	if e.remoteBackend() {
-		if rep.Weaviate, err = e.syncWeaviate(ctx, run.Generation, nil); err != nil {
+		if rep.Weaviate, err = e.syncWeaviate(ctx, run.Generation, nil, nil); err != nil {
 			return nil, err
 		}
 	}

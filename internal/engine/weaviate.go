@@ -85,8 +85,9 @@ func (e *Engine) weaviateClient() (*weaviate.Client, error) {
 }
 
 // syncWeaviate writes the current local index into the repository's
-// tenant (wvstore.Sync).
-func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done, total int)) (*wvstore.SyncStats, error) {
+// tenant (wvstore.Sync); progress gets its files written, phase (when set)
+// the start and end of its [PhaseSettle] wait.
+func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done, total int), phase func(Phase)) (*wvstore.SyncStats, error) {
 	c, err := e.weaviateClient()
 	if err != nil {
 		return nil, err
@@ -98,11 +99,15 @@ func (e *Engine) syncWeaviate(ctx context.Context, gen int64, progress func(done
 	defer db.Close()
 	host, _ := os.Hostname()
 	id := e.Identity()
-	st, err := wvstore.Sync(ctx, wvstore.Params{
+	params := wvstore.Params{
 		Client: c, Prefix: e.cfg.Backend.Prefix, Tenant: e.Tenant(), Replicas: e.cfg.Backend.Replicas,
 		Root: e.root, DB: db, Embedder: e.indexEmbedder(), Batch: e.cfg.Embed.BatchSize, KeepSecrets: e.cfg.IncludeSecrets,
 		Info: wvstore.Info{Identity: wvstore.Identity(id.Hash), Model: id.Model, Generation: gen, Root: e.root, Host: host}, Progress: progress,
-	})
+	}
+	if phase != nil {
+		params.Settling = func(end bool) { phase(Phase{Name: PhaseSettle, End: end}) }
+	}
+	st, err := wvstore.Sync(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("syncing %s into Weaviate (%s, tenant %s): %w", e.root, e.cfg.Backend.Weaviate.URL, st.Tenant, err)
 	}

@@ -27,7 +27,7 @@ func weaviateConfig(t *testing.T, cfg config.Config, url string) config.Config {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		for _, cl := range []string{"Chunk", "File", "Index"} {
+		for _, cl := range []string{"Chunk", "File", "Index", "Terms"} {
 			_ = c.DeleteClass(context.Background(), prefix+cl)
 		}
 	})
@@ -49,6 +49,16 @@ func TestWeaviateBackend(t *testing.T) {
 	rep := index(t, er, engine.IndexOptions{})
 	if rep.Weaviate == nil || rep.Weaviate.Written != len(fixtureFiles) || rep.Weaviate.Objects == 0 {
 		t.Fatalf("first sync = %+v, want %d files written", rep.Weaviate, len(fixtureFiles))
+	}
+	// The sync returns once the server counts what it wrote: its BM25
+	// ranks by that count, which lags the writes until a flush.
+	wc, err := weaviate.New(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := wc.ShardObjects(t.Context(), remote.Backend.Prefix+"Chunk", er.Tenant())
+	if err != nil || len(counts) != 1 || counts[0] != rep.Weaviate.Objects || rep.Weaviate.Unsettled != "" {
+		t.Errorf("right after the first sync the server counts %v (err %v) of %d chunk objects; unsettled %q", counts, err, rep.Weaviate.Objects, rep.Weaviate.Unsettled)
 	}
 
 	for _, q := range []string{"retry with backoff", "render the page template", "Config", "load settings from the environment"} {

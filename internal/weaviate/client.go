@@ -142,6 +142,41 @@ type Node struct {
 	Shards       int
 }
 
+// ShardObjects returns the object count of shard (a tenant's name, for a
+// multi-tenant class) of class on each node that reports holding it and is
+// HEALTHY: one figure per replica, none when no such node answers (GET
+// /v1/nodes/{class}?output=verbose). A node counts the objects it has
+// flushed from memory to disk segments; writes still in its memtables
+// (flushed after PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS, 60 s by
+// default) are not counted yet. Errors: the request's.
+func (c *Client) ShardObjects(ctx context.Context, class, shard string) ([]int, error) {
+	var resp struct {
+		Nodes []struct {
+			Status string `json:"status"`
+			Shards []struct {
+				Class       string `json:"class"`
+				Name        string `json:"name"`
+				ObjectCount int    `json:"objectCount"`
+			} `json:"shards"`
+		} `json:"nodes"`
+	}
+	if err := c.do(ctx, http.MethodGet, c.endpoint("/v1/nodes/"+url.PathEscape(class), "output", "verbose"), nil, &resp); err != nil {
+		return nil, fmt.Errorf("weaviate nodes of %s: %w", class, err)
+	}
+	var out []int
+	for _, n := range resp.Nodes {
+		if n.Status != "HEALTHY" {
+			continue
+		}
+		for _, s := range n.Shards {
+			if s.Class == class && s.Name == shard {
+				out = append(out, s.ObjectCount)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Nodes lists the cluster's nodes (one for a single server).
 func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 	var resp struct {

@@ -461,3 +461,26 @@ func TestGetLog(t *testing.T) {
 		t.Errorf("Get at info level logged %q (err %v)", buf.String(), err)
 	}
 }
+
+// TestShardObjects: the object counts of one shard of one class, one per
+// healthy node that holds it; other shards, other classes and nodes that
+// are not HEALTHY are left out.
+func TestShardObjects(t *testing.T) {
+	c, f := newFake(t, func(int, request, http.ResponseWriter) (int, string) {
+		return 200, `{"nodes":[
+			{"name":"n0","status":"HEALTHY","shards":[{"class":"Chunk","name":"a","objectCount":7},{"class":"Chunk","name":"b","objectCount":3}]},
+			{"name":"n1","status":"UNAVAILABLE","shards":[{"class":"Chunk","name":"a","objectCount":1}]},
+			{"name":"n2","status":"HEALTHY","shards":[{"class":"Other","name":"a","objectCount":9},{"class":"Chunk","name":"a","objectCount":5}]},
+			{"name":"n3","status":"HEALTHY","shards":null}]}`
+	})
+	got, err := c.ShardObjects(t.Context(), "Chunk", "a")
+	if err != nil || !cmp.Equal(got, []int{7, 5}) {
+		t.Errorf("ShardObjects = %v, %v; want [7 5]", got, err)
+	}
+	if r := f.requests(); len(r) != 1 || r[0].Method != "GET" || r[0].Path != "/v1/nodes/Chunk" || r[0].Query != "output=verbose" {
+		t.Errorf("requests = %+v", r)
+	}
+	if got, err := c.ShardObjects(t.Context(), "Chunk", "none"); err != nil || len(got) != 0 {
+		t.Errorf("ShardObjects of a shard no node holds = %v, %v", got, err)
+	}
+}
