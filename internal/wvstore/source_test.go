@@ -74,6 +74,19 @@ func (f *fakeChunks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
+// fakeSource returns a Source of tenant "t" whose chunk class TChunk f
+// serves.
+func fakeSource(t *testing.T, f *fakeChunks) *Source {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	c, err := weaviate.New(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}
+}
+
 func (f *fakeChunks) take() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -87,13 +100,7 @@ func (f *fakeChunks) take() []string {
 // when none is left; another vector is asked for in full.
 func TestCosinesAfterTopK(t *testing.T) {
 	f := &fakeChunks{}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	c, err := weaviate.New(srv.URL, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}
+	s := fakeSource(t, f)
 	ctx := t.Context()
 	q := []float32{1, 0}
 
@@ -139,13 +146,7 @@ func TestCosinesFromRows(t *testing.T) {
 		return []float32{float32(math.Cos(a)), float32(math.Sin(a)), 0}
 	}
 	f := &fakeChunks{vectors: unit}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	c, err := weaviate.New(srv.URL, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Source{c: c, tenant: "t", chunk: "TChunk", rows: map[int64]store.ChunkRow{}, hashes: map[string]string{}, vecs: map[int64]string{}}
+	s := fakeSource(t, f)
 	ctx := t.Context()
 	if _, err := s.Chunks(ctx, []int64{4, 7}); err != nil {
 		t.Fatal(err)
