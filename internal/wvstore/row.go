@@ -114,9 +114,9 @@ func decodeRow(s string, r *store.ChunkRow) (hash, vec string, err error) {
 // rowCosine returns q's similarity to the embedding of a row's vector
 // field (its base64 text), computed as the local store computes it for an
 // int8 row ([embed.DotInt8]; q being unit length, the cosine up to
-// quantisation). buf is
-// scratch for the decoded blob; the grown buffer comes back for the next
-// call. Errors: base64, [embed.ErrBadVector], or a length other than q's.
+// quantisation). buf is scratch for the decoded blob; the grown buffer
+// comes back for the next call. Errors: base64, [embed.ErrBadVector], or
+// a length other than q's.
 func rowCosine(q []float32, text string, buf []byte) (float64, []byte, error) {
 	n := base64.RawStdEncoding.DecodedLen(len(text))
 	if cap(buf) < n {
@@ -133,6 +133,7 @@ func rowCosine(q []float32, text string, buf []byte) (float64, []byte, error) {
 		}
 		return float64(embed.DotInt8(q, x, scale)), buf, nil
 	}
+	// The float32 form (a vector int8 cannot hold), or a bad blob.
 	v, err := embed.DecodeVector(blob)
 	if err != nil {
 		return 0, buf, err

@@ -257,12 +257,10 @@ func Sync(ctx context.Context, p Params) (SyncStats, error) {
 // store's figure. A sync therefore waits until every replica counts at
 // least all but settleTolerance of the chunk objects the tenant holds, for
 // at most settleTimeout, asking every settlePoll.
-const (
-	// settleTolerance is the relative count error a sync leaves to the
-	// server's next flush: a count short by a tenth moves every term's IDF
-	// alike and barely reorders an answer; a count of 0 inverts them.
-	settleTolerance = 0.1
-)
+// settleTolerance is the relative count error a sync leaves to the
+// server's next flush: a count short by a tenth moves every term's IDF
+// alike and barely reorders an answer; a count of 0 inverts them.
+const settleTolerance = 0.1
 
 // Variables, so tests can shorten them.
 var (
@@ -270,6 +268,20 @@ var (
 	settleTimeout = 90 * time.Second
 	settlePoll    = time.Second
 )
+
+// allCounted reports whether every replica's count (counts) reaches all
+// but settleTolerance of chunks. Only a count short of the objects
+// misleads: one above them (deleted objects a segment still counts until
+// compaction) settles as the server compacts, and stays within the
+// tolerance's effect meanwhile.
+func allCounted(counts []int, chunks int) bool {
+	for _, c := range counts {
+		if float64(c) < (1-settleTolerance)*float64(chunks) {
+			return false
+		}
+	}
+	return true
+}
 
 // settle waits until the tenant's chunk objects are counted by every
 // replica the server reports (see settleTolerance) and returns "" or, when
@@ -280,33 +292,20 @@ func (p *Params) settle(parent context.Context, chunks int) string {
 	ctx, cancel := context.WithTimeout(parent, settleTimeout)
 	defer cancel()
 	class := p.class(chunkClass)
-	for {
+	tick := time.NewTicker(settlePoll)
+	defer tick.Stop()
+	for ctx.Err() == nil {
 		counts, err := p.Client.ShardObjects(ctx, class, p.Tenant)
-		if err != nil {
-			if ctx.Err() == nil {
-				return fmt.Sprintf("could not read how many objects Weaviate counts for the tenant (%v): until its next flush (up to a minute by default), its BM25 may rank by an older count", err)
-			}
-			break
-		}
-		ok := true
-		for _, c := range counts {
-			// Only a count short of the objects misleads: one above them
-			// (deleted objects a segment still counts until compaction)
-			// settles as the server compacts, and stays within the
-			// tolerance's effect meanwhile.
-			if float64(c) < (1-settleTolerance)*float64(chunks) {
-				ok = false
-			}
-		}
-		if ok {
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return fmt.Sprintf("could not read how many objects Weaviate counts for the tenant (%v): until its next flush (up to a minute by default), its BM25 may rank by an older count", err)
+		case err == nil && allCounted(counts, chunks):
 			return ""
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(settlePoll):
-			continue
+		case <-tick.C:
 		}
-		break
 	}
 	if parent.Err() != nil {
 		return "the wait for Weaviate to count the new objects was interrupted: until it flushes them (up to a minute by default), its BM25 ranks the tenant by an older count"
