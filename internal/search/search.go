@@ -589,9 +589,9 @@ func unionChannels(a, b []string) []string {
 
 // recall runs the recall channels. They are independent SQLite queries
 // (and the dense scan), so they run concurrently on the read pool,
-// GOMAXPROCS (at least two) at a time, the costliest (BM25) first; the
-// lists are then put in a fixed order, so fusion sees the same input as a
-// sequential run. With [Searcher].Deadline, a channel still running then
+// GOMAXPROCS (at least two) at a time, the dense channel first, then
+// BM25; the lists are then put in a fixed order, so fusion sees the same
+// input as a sequential run. With [Searcher].Deadline, a channel still running then
 // is cut (recalled.unfinished) and its list left out; when the channels
 // that finished found nothing, the error is [ErrDeadline].
 func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified, req Request, terms []weighted, n int, allowed []int64) (recalled, error) {
@@ -641,6 +641,45 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 				return nil
 			}
 			return err
+		})
+	}
+
+	// Dense channel, started first: it is the longest, and needs no
+	// database connection. A one-shot process reads through one
+	// connection, so its lexical channels run one after another; started
+	// last, the scan began only once two of them had finished. Measured
+	// on the Go standard library's index, 50 queries: `ctx find` whole
+	// process p50 94-105 -> 80 ms, search_ms p50 42-46 -> 38 ms, the same
+	// results; the server's retrieval unchanged within noise.
+	var denseText string
+	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
+		denseText = denseQuery(req.Query, terms, n)
+		run("dense", func() error {
+			ectx := gctx
+			if s.EmbedTimeout > 0 {
+				var cancel context.CancelFunc
+				ectx, cancel = context.WithTimeout(gctx, s.EmbedTimeout)
+				defer cancel()
+			}
+			vecs, err := s.Embedder.Embed(ectx, []string{denseText}, embed.Query)
+			if err != nil {
+				if gctx.Err() != nil {
+					// Canceled, or another channel failed: that is the
+					// search's error, not the provider's.
+					return fmt.Errorf("embedding the query: %w", err)
+				}
+				// A provider that is down, slow or failing costs the dense
+				// channel, not the answer: the lexical channels still
+				// answer, and the caller says the search was degraded.
+				denseErr = err
+				return nil
+			}
+			qvec = vecs[0]
+			denseIDs, denseScores, err = s.Vectors.TopK(gctx, qvec, denseLimit)
+			if err != nil {
+				return fmt.Errorf("dense search: %w", err)
+			}
+			return nil
 		})
 	}
 
@@ -711,38 +750,6 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		})
 	}
 
-	// Dense channel.
-	var denseText string
-	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
-		denseText = denseQuery(req.Query, terms, n)
-		run("dense", func() error {
-			ectx := gctx
-			if s.EmbedTimeout > 0 {
-				var cancel context.CancelFunc
-				ectx, cancel = context.WithTimeout(gctx, s.EmbedTimeout)
-				defer cancel()
-			}
-			vecs, err := s.Embedder.Embed(ectx, []string{denseText}, embed.Query)
-			if err != nil {
-				if gctx.Err() != nil {
-					// Canceled, or another channel failed: that is the
-					// search's error, not the provider's.
-					return fmt.Errorf("embedding the query: %w", err)
-				}
-				// A provider that is down, slow or failing costs the dense
-				// channel, not the answer: the lexical channels still
-				// answer, and the caller says the search was degraded.
-				denseErr = err
-				return nil
-			}
-			qvec = vecs[0]
-			denseIDs, denseScores, err = s.Vectors.TopK(gctx, qvec, denseLimit)
-			if err != nil {
-				return fmt.Errorf("dense search: %w", err)
-			}
-			return nil
-		})
-	}
 	if err := g.Wait(); err != nil {
 		return recalled{}, err
 	}
