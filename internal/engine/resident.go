@@ -69,6 +69,10 @@ func (s residentSource) Chunks(_ context.Context, ids []int64) ([]store.ChunkRow
 	return s.t.Chunks(ids), nil
 }
 
+// RowsInMemory marks the source's rows as read from memory: a search
+// does not read them ahead while its dense channel runs.
+func (residentSource) RowsInMemory() {}
+
 // ChunksByName answers from the table; it never fails.
 func (s residentSource) ChunksByName(_ context.Context, names []string, limit int) ([]store.ChunkRow, error) {
 	return s.t.ChunksByName(names, limit), nil

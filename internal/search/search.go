@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -376,7 +377,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	for _, fl := range fileLists {
 		ids = append(ids, fl.reps...)
 	}
-	rows, err := s.DB.Chunks(ctx, ids)
+	rows, err := s.rows(ctx, ids, rc.prefetched)
 	if err != nil {
 		return nil, st, err
 	}
@@ -573,6 +574,58 @@ type recalled struct {
 	denseTop float64
 	// unfinished names the channels cut by the deadline (Stats.Unfinished).
 	unfinished []string
+	// prefetched receives, once, the rows of the lexical channels' hits
+	// read while the dense channel ran; nil when they were not read (the
+	// dense channel ended first, or the read failed).
+	prefetched <-chan []store.ChunkRow
+}
+
+// rows returns the rows of ids: those prefetched receives (see
+// [recalled].prefetched), which may hold more, and the others read now.
+func (s *Searcher) rows(ctx context.Context, ids []int64, prefetched <-chan []store.ChunkRow) ([]store.ChunkRow, error) {
+	var got []store.ChunkRow
+	if prefetched != nil {
+		got = <-prefetched
+	}
+	if len(got) == 0 {
+		return s.DB.Chunks(ctx, ids)
+	}
+	have := make(map[int64]bool, len(got))
+	for i := range got {
+		have[got[i].ID] = true
+	}
+	var missing []int64
+	for _, id := range ids {
+		if !have[id] {
+			have[id] = true
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return got, nil
+	}
+	more, err := s.DB.Chunks(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	return append(got, more...), nil
+}
+
+// rowsInMemory is a [Source] whose Chunks answers from memory (a
+// server's resident chunk table): recall does not read its rows early.
+type rowsInMemory interface {
+	Source
+	RowsInMemory()
+}
+
+// hitIDs appends the chunk ids of every hit of lists to ids.
+func hitIDs(ids []int64, lists ...[]store.Hit) []int64 {
+	for _, l := range lists {
+		for _, h := range l {
+			ids = append(ids, h.ChunkID)
+		}
+	}
+	return ids
 }
 
 // unionChannels returns the channel names in a or b, in [ChannelNames]
@@ -628,11 +681,27 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		cutMu sync.Mutex
 		cut   = map[string]bool{} // guarded by cutMu
 	)
+	// In a one-shot process the lexical channels usually end before the
+	// dense one; their hits' rows are then read while the dense scan runs
+	// (see recalled.prefetched). lexical counts the lexical channels
+	// running.
+	var (
+		lexical   sync.WaitGroup
+		denseDone atomic.Bool
+	)
 	// run starts channel name. One that fails once the deadline has
 	// passed (its query interrupted, its request canceled) is cut: its
 	// error is not the search's, and its list is left out below.
 	run := func(name string, f func() error) {
+		if name != "dense" {
+			lexical.Add(1)
+		}
 		g.Go(func() error {
+			if name == "dense" {
+				defer denseDone.Store(true)
+			} else {
+				defer lexical.Done()
+			}
 			err := f()
 			if err != nil && rctx.Err() != nil && ctx.Err() == nil {
 				cutMu.Lock()
@@ -750,11 +819,34 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		})
 	}
 
+	var r recalled
+	prefetched := make(chan []store.ChunkRow, 1)
+	r.prefetched = prefetched
+	_, inMemory := s.DB.(rowsInMemory)
+	go func() {
+		lexical.Wait()
+		if inMemory || denseDone.Load() || rctx.Err() != nil {
+			prefetched <- nil
+			return
+		}
+		// Every lexical channel has ended and the dense scan has not:
+		// the rows of their hits, which fusion keeps whole, are read now
+		// instead of after the scan. A cut channel's hits are read for
+		// nothing; a failed read leaves the rows to the search.
+		ids := hitIDs(nil, bm25Hits, codeHits, phraseHits, pathHits)
+		ids = append(ids, symIDs...)
+		ids = append(ids, mention.reps...)
+		slices.Sort(ids)
+		rows, err := s.DB.Chunks(ctx, slices.Compact(ids))
+		if err != nil {
+			rows = nil
+		}
+		prefetched <- rows
+	}()
 	if err := g.Wait(); err != nil {
 		return recalled{}, err
 	}
 
-	var r recalled
 	for _, c := range ChannelNames {
 		if cut[c] {
 			r.unfinished = append(r.unfinished, c)
