@@ -37,11 +37,6 @@ type Source struct {
 	// vecs holds the vector field (base64) of the rows seen, by chunk id:
 	// Cosines scores those chunks here.
 	vecs map[int64]string
-	// nearQ and near are the query vector of the last TopK and the
-	// similarities it returned, by chunk id: Cosines for that vector asks
-	// the server only for the chunks neither it nor vecs covers.
-	nearQ []float32
-	near  map[int64]float64
 
 	// Degraded says what the source could not do and did without (the
 	// document frequencies when a count failed); empty when nothing.
@@ -401,30 +396,24 @@ func (s *Source) TopK(ctx context.Context, q []float32, k int) ([]int64, []float
 	}
 	ids := make([]int64, len(rows))
 	sims := make([]float64, len(rows))
-	near := make(map[int64]float64, len(rows))
 	for i := range rows {
 		ids[i], sims[i] = rows[i].ID, 1-hits[i].Distance
-		near[ids[i]] = sims[i]
 	}
-	s.mu.Lock()
-	s.nearQ, s.near = slices.Clone(q), near
-	s.mu.Unlock()
 	return ids, sims, nil
 }
 
 // Cosines returns q's similarity to each chunk of ids. A chunk whose row
 // a query returned with its vector (every row of a tenant written with
 // objectsVersion 4) is scored here, as the local store scores it: q's dot
-// product with the stored int8 embedding decoded, q being unit length. A
-// chunk the last TopK for q returned otherwise keeps the similarity the
-// server gave it; the rest are scored by a vector search restricted to
-// them, asking only for their ids. On a current tenant no request is
+// product with the stored int8 embedding decoded, q being unit length.
+// The rest (a chunk whose row no query of this source returned) are
+// scored by a vector search restricted to them, asking only for their
+// ids. For a search's candidates, whose rows it read, no request is
 // made. Errors: the client's, or a row's vector that does not decode.
 func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float64, error) {
 	sim := make(map[int64]float64, len(ids))
 	var ask []int64
 	s.mu.Lock()
-	useNear := s.near != nil && slices.Equal(q, s.nearQ)
 	var buf []byte
 	for _, id := range ids {
 		if text, ok := s.vecs[id]; ok {
@@ -435,8 +424,6 @@ func (s *Source) Cosines(ctx context.Context, q []float32, ids []int64) ([]float
 				return nil, fmt.Errorf("chunk %d: %w", id, err)
 			}
 			sim[id] = c
-		} else if v, ok := s.near[id]; ok && useNear {
-			sim[id] = v
 		} else {
 			ask = append(ask, id)
 		}

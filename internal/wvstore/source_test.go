@@ -95,43 +95,25 @@ func (f *fakeChunks) take() []string {
 	return q
 }
 
-// TestCosinesAfterTopK: the chunks TopK returned keep its similarities,
-// so Cosines for the same vector asks only for the others, and nothing
-// when none is left; another vector is asked for in full.
-func TestCosinesAfterTopK(t *testing.T) {
+// TestCosinesWithoutRowVectors: chunks whose rows carry no stored
+// embedding (no query returned them with one) are scored by one vector
+// search restricted to them, with the server's similarities, for any
+// query vector.
+func TestCosinesWithoutRowVectors(t *testing.T) {
 	f := &fakeChunks{}
 	s := fakeSource(t, f)
 	ctx := t.Context()
-	q := []float32{1, 0}
-
-	ids, sims, err := s.TopK(ctx, q, 3)
-	if err != nil || !cmp.Equal(ids, []int64{1, 2, 3}) || !cmp.Equal(sims, []float64{0.9, 0.8, 0.7}) {
-		t.Fatalf("TopK = %v, %v, %v", ids, sims, err)
-	}
-	f.take()
-
-	got, err := s.Cosines(ctx, q, []int64{3, 5, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]float64{0.7, 0.5, 0.9}, got); diff != "" {
-		t.Errorf("Cosines (-want +got):\n%s", diff)
-	}
-	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["5"]`) {
-		t.Errorf("Cosines sent %q, want one request naming chunk 5 alone", sent)
-	}
-	if _, err := s.Cosines(ctx, q, []int64{2, 1}); err != nil {
-		t.Fatal(err)
-	}
-	if sent := f.take(); len(sent) != 0 {
-		t.Errorf("Cosines of chunks TopK scored sent %q", sent)
-	}
-	got, err = s.Cosines(ctx, []float32{0, 1}, []int64{2, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["2","1"]`) || !cmp.Equal(got, []float64{0.8, 0.9}) {
-		t.Errorf("Cosines for another vector sent %q, got %v; want one request naming both", sent, got)
+	for _, q := range [][]float32{{1, 0}, {0, 1}} {
+		got, err := s.Cosines(ctx, q, []int64{3, 5, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]float64{0.7, 0.5, 0.9}, got); diff != "" {
+			t.Errorf("Cosines (-want +got):\n%s", diff)
+		}
+		if sent := f.take(); len(sent) != 1 || !strings.Contains(sent[0], `valueText:["3","5","1"]`) || !strings.Contains(sent[0], "nearVector") {
+			t.Errorf("Cosines sent %q, want one vector search naming chunks 3, 5 and 1", sent)
+		}
 	}
 }
 
