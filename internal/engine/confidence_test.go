@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/embed/embedtest"
 	"github.com/ctx-dev/ctx/internal/search"
 )
 
@@ -46,5 +48,54 @@ func TestGradeConfidence(t *testing.T) {
 				t.Errorf("grade = %s (%s), want %s (…%s…)", got, basis.Reason, tc.want, tc.reason)
 			}
 		})
+	}
+}
+
+// mappedIndex is a vector index over a mapped file of the given size that
+// counts the searches and the releases of its pages, and which of them
+// came first.
+type mappedIndex struct {
+	size               int
+	searches, releases int
+	order              []string
+}
+
+func (m *mappedIndex) Len() int { return 100 }
+func (m *mappedIndex) TopK(context.Context, []float32, int) ([]int64, []float64, error) {
+	m.searches++
+	m.order = append(m.order, "search")
+	return []int64{1}, []float64{0.2}, nil
+}
+func (m *mappedIndex) Cosines(context.Context, []float32, []int64) ([]float64, error) {
+	return nil, nil
+}
+func (m *mappedIndex) MappedBytes() int { return m.size }
+func (m *mappedIndex) ReleasePages() {
+	m.releases++
+	m.order = append(m.order, "release")
+}
+
+// TestMeasureNullReleasesLargeFiles: each probe's search of a vector file
+// larger than maxNullMapped is followed by a release of its pages, so
+// the probes together never hold the whole file in the resident set; a
+// smaller file stays mapped.
+func TestMeasureNullReleasesLargeFiles(t *testing.T) {
+	t.Parallel()
+	emb := embedtest.New(8)
+	for _, tc := range []struct {
+		size int
+		want int // releases
+	}{{maxNullMapped + 1, len(nullProbes)}, {maxNullMapped, 0}} {
+		m := &mappedIndex{size: tc.size}
+		null, err := measureNull(t.Context(), emb, m)
+		if err != nil || null == nil {
+			t.Fatalf("measureNull: %v, %v", null, err)
+		}
+		if m.searches != len(nullProbes) || m.releases != tc.want {
+			t.Errorf("file of %d bytes: %d searches, %d releases; want %d and %d", tc.size, m.searches, m.releases, len(nullProbes), tc.want)
+		}
+		if tc.want > 0 && (m.order[0] != "search" || m.order[1] != "release") {
+			t.Errorf("order %v; want each search followed by a release", m.order[:4])
+		}
 	}
 }

@@ -35,3 +35,15 @@ func Map(path string) ([]byte, func(), error) {
 	}
 	return b, func() { syscall.Munmap(b) }, nil
 }
+
+// Release tells the kernel this process no longer needs the pages of b,
+// a mapping Map returned, that it has read: they leave the resident set
+// (they stay in the page cache, and a later read maps them again with
+// the same bytes). Without it, every page a process ever read of a large
+// file counts in its resident set until the mapping goes. Errors are
+// ignored: releasing is only a hint.
+func Release(b []byte) {
+	if len(b) > 0 {
+		_ = syscall.Madvise(b, syscall.MADV_DONTNEED)
+	}
+}

@@ -488,6 +488,7 @@ func readVectorFile(path, model string, dims int, generation int64) (*Vectors, e
 		return nil, err
 	}
 	if len(b) > 0 {
+		v.mapped = b
 		runtime.AddCleanup(v, func(unmap func()) { unmap() }, unmap)
 	}
 	return v, nil

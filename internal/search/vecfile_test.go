@@ -393,3 +393,37 @@ func TestVectorFileKeepsLaterState(t *testing.T) {
 		t.Errorf("files left beside the vector file: %v", entries)
 	}
 }
+
+// TestReleasePages: a mapped Vectors reports its file's size, and after
+// ReleasePages it answers exactly as before (its pages are read again);
+// vectors in memory map nothing.
+func TestReleasePages(t *testing.T) {
+	t.Parallel()
+	r, query := clusteredRows(rand.New(rand.NewPCG(7, 8)), 3000, 64)
+	v := r.quantised()
+	path := filepath.Join(t.TempDir(), "x.db.vec")
+	if err := WriteVectorFile(path, "m", v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadVectorFile(path, "m", 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MappedBytes() != int(fi.Size()) || v.MappedBytes() != 0 {
+		t.Errorf("MappedBytes: file %d (size %d), in memory %d; want the file's size and 0", got.MappedBytes(), fi.Size(), v.MappedBytes())
+	}
+	for range 3 {
+		q := query()
+		wantIDs, wantScores := got.Nearest(q, 10)
+		got.ReleasePages()
+		v.ReleasePages()
+		gotIDs, gotScores := got.Nearest(q, 10)
+		if !cmp.Equal(wantIDs, gotIDs) || !cmp.Equal(wantScores, gotScores) {
+			t.Errorf("after ReleasePages: %v %v, want %v %v", gotIDs, gotScores, wantIDs, wantScores)
+		}
+	}
+}

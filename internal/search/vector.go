@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/internal/mmap"
 	"math"
 	"math/bits"
 	"runtime"
@@ -56,8 +57,22 @@ type Vectors struct {
 	// between what a set and a clear sign bit stand for, which the sign
 	// estimate of a dot product weighs each query element by.
 	weights []float32
+	// mapped is the whole memory-mapped vector file the views above are
+	// of; nil for rows in memory or a file read whole.
+	mapped []byte
 	rowIndex
 }
+
+// MappedBytes is the size of the vector file v maps (0 for rows in
+// memory), in bytes.
+func (v *Vectors) MappedBytes() int { return len(v.mapped) }
+
+// ReleasePages lets go of the pages of v's vector file that this process
+// has read (see [mmap.Release]): its resident set shrinks by them, and the
+// next search maps again the pages it reads. Searches may run meanwhile;
+// a page read after the release is simply mapped again. A no-op for rows
+// in memory.
+func (v *Vectors) ReleasePages() { mmap.Release(v.mapped) }
 
 // LoadVectors reads every chunk embedding of db into memory and quantises
 // it (cost: one [embed.DecodeVector] per chunk; a query process maps the
