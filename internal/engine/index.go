@@ -211,6 +211,9 @@ func (e *Engine) rebuildBeside(ctx context.Context, live *store.DB, hd head, opt
 			}
 		}
 	}
+	if err := live.WriteDocLens(ctx); err != nil {
+		e.log.Warn("writing the doc-length file", "err", err)
+	}
 	return rep, nil
 }
 
@@ -342,6 +345,14 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	}
 	if err := db.SetMeta(ctx, meta); err != nil {
 		return nil, err
+	}
+	if vectors && opts.Paths == nil {
+		// One-shot searches map the doc lengths from this file instead
+		// of copying them out of SQLite; a watcher's runs leave it to
+		// go stale (a server keeps the lengths it read in memory).
+		if err := db.WriteDocLens(ctx); err != nil {
+			e.log.Warn("writing the doc-length file", "err", err)
+		}
 	}
 	return rep, nil
 }
@@ -556,7 +567,7 @@ func mustMeta(ctx context.Context, db *store.DB, key string) string {
 func dirOf(path string) string { return filepath.Dir(path) }
 
 func removeDB(path string) error {
-	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".vec"} {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".vec", path + ".dl"} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("removing old index: %w", err)
 		}

@@ -83,6 +83,11 @@ type docLenCache struct {
 	loading sync.Mutex
 	mu      sync.Mutex // guards t
 	t       *docLenTable
+	// filePath is the doc-length file a one-shot reader maps before it
+	// reads the pages out of SQLite (doclensfile.go); "" for others.
+	filePath string
+	fileOnce sync.Once
+	file     *docLensFile // set by fileOnce; nil: none usable
 }
 
 // table returns the cached pages when they were read for state (an empty
@@ -106,6 +111,18 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 	if ct := c.table(t.state); ct != t {
 		if _, ok := ct.get(id); ok {
 			return ct, nil
+		}
+	}
+	if len(t.pages) == 0 && c.filePath != "" {
+		// The file of this state holds every page this search can need.
+		if ft := c.fileTable(c.filePath, t.state); ft != nil {
+			c.mu.Lock()
+			c.t = ft
+			c.mu.Unlock()
+			if _, ok := ft.get(id); ok {
+				return ft, nil
+			}
+			t = ft
 		}
 	}
 	from := id >> docPageBits

@@ -223,6 +223,7 @@ func Open(ctx context.Context, path string, opts *Options) (_ *DB, err error) {
 	// transaction or statement, never nested in another's.
 	if opts.ReadOnly && !opts.Resident {
 		db.r.SetMaxOpenConns(1)
+		db.docLens.filePath = db.docLensPath()
 	} else {
 		db.r.SetMaxOpenConns(8)
 	}
@@ -253,13 +254,17 @@ func (db *DB) Close() error {
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
+	if db.docLens != nil {
+		db.docLens.close()
+	}
 	return errors.Join(errs...)
 }
 
-// SizeBytes returns the size of the database and its WAL on disk.
+// SizeBytes returns the size on disk of the database, its WAL and its
+// doc-length file, in bytes.
 func (db *DB) SizeBytes() int64 {
 	var n int64
-	for _, p := range []string{db.path, db.path + "-wal", db.path + "-shm"} {
+	for _, p := range []string{db.path, db.path + "-wal", db.path + "-shm", db.docLensPath()} {
 		if fi, err := os.Stat(p); err == nil {
 			n += fi.Size()
 		}
