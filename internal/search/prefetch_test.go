@@ -54,23 +54,31 @@ func (g gatedEmbedder) Embed(ctx context.Context, texts []string, kind embed.Inp
 	return g.Provider.Embed(ctx, texts, kind)
 }
 
-// TestRowsReadWhileDenseRuns: when the lexical channels end before the
-// dense one, the rows of their hits are read while it runs, the rows read
-// after fusion are only the others, and the answer is the one a search
-// reading every row at the end gives.
-func TestRowsReadWhileDenseRuns(t *testing.T) {
-	t.Parallel()
+// denseFixture is the repo fixture indexed with a fake 32-dimension
+// model: the model, the index, its vectors and its chunk count.
+func denseFixture(t *testing.T) (*embedtest.Fake, *store.DB, *Vectors, int) {
+	t.Helper()
 	fake := embedtest.New(32)
 	db, vecs := denseIndex(t, fake)
 	c, err := db.Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fake, db, vecs, c.Chunks
+}
+
+// TestRowsReadWhileDenseRuns: when the lexical channels end before the
+// dense one, the rows of their hits are read while it runs, the rows read
+// after fusion are only the others, and the answer is the one a search
+// reading every row at the end gives.
+func TestRowsReadWhileDenseRuns(t *testing.T) {
+	t.Parallel()
+	fake, db, vecs, chunks := denseFixture(t)
 	const query = "write the user to the database"
-	want, _ := search(t, &Searcher{DB: db, Embedder: fake, Vectors: vecs, TotalChunks: c.Chunks}, Request{Query: query, Limit: 8})
+	want, _ := search(t, &Searcher{DB: db, Embedder: fake, Vectors: vecs, TotalChunks: chunks}, Request{Query: query, Limit: 8})
 
 	src := &rowsSource{Source: db, read: make(chan struct{})}
-	got, _ := search(t, &Searcher{DB: src, Embedder: gatedEmbedder{fake, src.read}, Vectors: vecs, TotalChunks: c.Chunks}, Request{Query: query, Limit: 8})
+	got, _ := search(t, &Searcher{DB: src, Embedder: gatedEmbedder{fake, src.read}, Vectors: vecs, TotalChunks: chunks}, Request{Query: query, Limit: 8})
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("results differ from a search that reads every row after fusion (-want +got):\n%s", d)
 	}
@@ -98,12 +106,7 @@ func (memRowsSource) RowsInMemory() {}
 // them read once, after fusion, whichever channel ends first.
 func TestRowsInMemoryNotReadAhead(t *testing.T) {
 	t.Parallel()
-	fake := embedtest.New(32)
-	db, vecs := denseIndex(t, fake)
-	c, err := db.Count(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, db, vecs, chunks := denseFixture(t)
 	src := &rowsSource{Source: db, read: make(chan struct{})}
 	open := make(chan struct{})
 	go func() {
@@ -115,7 +118,7 @@ func TestRowsInMemoryNotReadAhead(t *testing.T) {
 		}
 		close(open)
 	}()
-	search(t, &Searcher{DB: memRowsSource{src}, Embedder: gatedEmbedder{fake, open}, Vectors: vecs, TotalChunks: c.Chunks}, Request{Query: "write the user to the database", Limit: 8})
+	search(t, &Searcher{DB: memRowsSource{src}, Embedder: gatedEmbedder{fake, open}, Vectors: vecs, TotalChunks: chunks}, Request{Query: "write the user to the database", Limit: 8})
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	if len(src.calls) != 1 {
