@@ -30,8 +30,8 @@ import (
 //
 // All integers are little-endian. A file whose state is not the state a
 // search reads at is not used (the search reads SQLite, as before), nor
-// is one that does not parse; it is derived data and never trusted over
-// the database.
+// is one that does not parse. Like the vector file, it is replaced by
+// rename, so a reader maps a whole file or none.
 const docLensMagic = "ctx-doclens-1\n"
 
 // docLensPath is db's doc-length file.
