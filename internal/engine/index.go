@@ -293,7 +293,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		gen++
 	}
 	rep.Generation = gen
-	counts, err := db.Count(ctx)
+	chunks, err := db.ChunkCount(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		store.MetaLastIndexed: time.Now().UTC().Format(time.RFC3339),
 		store.MetaEmbedModel:  id.Model,
 		store.MetaChunker:     strconv.Itoa(id.Chunker),
-		metaChunks:            strconv.Itoa(counts.Chunks),
+		metaChunks:            strconv.Itoa(chunks),
 		metaRunState:          runDone,
 	}
 	prevDirs := ""

@@ -297,6 +297,22 @@ type Counts struct {
 	Languages map[string]int // files per language
 }
 
+// ChunkCount returns the number of chunks, from the files' chunk id
+// ranges alone: what [DB.Count] reports as Chunks, without its scan of
+// every chunk for the vectors (0.35 s of a no-change re-index of ten
+// copies of the Go standard library).
+func (db *DB) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	if err := db.r.QueryRowContext(ctx, chunkCountQuery).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting chunks: %v", err)
+	}
+	return n, nil
+}
+
+// chunkCountQuery counts the chunks by the files' chunk id ranges: the
+// chunks table has no narrow index to count.
+const chunkCountQuery = `SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo`
+
 // Count returns the index's counts.
 func (db *DB) Count(ctx context.Context) (Counts, error) {
 	c := Counts{Languages: map[string]int{}}
@@ -306,7 +322,7 @@ func (db *DB) Count(ctx context.Context) (Counts, error) {
 	// of both took 0.3 s of CPU on the Go standard library, this 0.04 s.
 	// Chunks counts the files' chunk id ranges: the table itself has no
 	// narrow index to count.
-	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT coalesce(sum(chunk_hi - chunk_lo + 1), 0) FROM files WHERE chunk_hi >= chunk_lo),
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (`+chunkCountQuery+`),
 (SELECT count(*) FROM embeddings) + (SELECT count(*) FROM chunks c WHERE c.embed_key IS NOT NULL AND
  (SELECT value FROM meta WHERE key = ?) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key))`, MetaVectorBase).
 		Scan(&c.Files, &c.Chunks, &c.Vectors); err != nil {

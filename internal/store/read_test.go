@@ -171,6 +171,15 @@ func TestCount(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Count mismatch (-want +got):\n%s", diff)
 	}
+	for _, del := range []string{"", "b.go"} {
+		if del != "" {
+			apply(t, db, deletion(del))
+			want.Chunks--
+		}
+		if n, err := db.ChunkCount(t.Context()); err != nil || n != want.Chunks {
+			t.Errorf("ChunkCount after deleting %q = %d, %v; want %d", del, n, err, want.Chunks)
+		}
+	}
 }
 
 // TestFilesByPathSuffixes checks the matching rules of query mentions,
