@@ -191,13 +191,10 @@ func TestVectorFileCorrupt(t *testing.T) {
 	}
 }
 
-// TestVectorFileMapped: a read Vectors stays usable after the file is
-// replaced and across garbage collections, and dropped ones are unmapped
-// without harm.
-func TestVectorFileMapped(t *testing.T) {
-	t.Parallel()
-	r, query := clusteredRows(rand.New(rand.NewPCG(3, 4)), 5000, 64)
-	v := r.quantised()
+// mappedFile writes v (64 dimensions, generation 1, model "m") to a vector
+// file and returns its path and the Vectors read back from it.
+func mappedFile(t *testing.T, v *Vectors) (string, *Vectors) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "x.db.vec")
 	if err := WriteVectorFile(path, "m", v); err != nil {
 		t.Fatal(err)
@@ -206,6 +203,17 @@ func TestVectorFileMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path, got
+}
+
+// TestVectorFileMapped: a read Vectors stays usable after the file is
+// replaced and across garbage collections, and dropped ones are unmapped
+// without harm.
+func TestVectorFileMapped(t *testing.T) {
+	t.Parallel()
+	r, query := clusteredRows(rand.New(rand.NewPCG(3, 4)), 5000, 64)
+	v := r.quantised()
+	path, got := mappedFile(t, v)
 	for range 5 {
 		// Readers whose Vectors become garbage at once.
 		if _, err := ReadVectorFile(path, "m", 64, 1); err != nil {
@@ -401,14 +409,7 @@ func TestReleasePages(t *testing.T) {
 	t.Parallel()
 	r, query := clusteredRows(rand.New(rand.NewPCG(7, 8)), 3000, 64)
 	v := r.quantised()
-	path := filepath.Join(t.TempDir(), "x.db.vec")
-	if err := WriteVectorFile(path, "m", v); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadVectorFile(path, "m", 64, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, got := mappedFile(t, v)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

@@ -129,7 +129,22 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 	if len(t.pages) == 0 {
 		from = 0
 	}
-	nt := &docLenTable{state: t.state, pages: t.pages[:min(int64(len(t.pages)), from):min(int64(len(t.pages)), from)]}
+	keep := min(int64(len(t.pages)), from)
+	pages, err := readDocPages(ctx, conn, from, t.pages[:keep:keep])
+	if err != nil {
+		return nil, err
+	}
+	nt := &docLenTable{state: t.state, pages: pages}
+	c.mu.Lock()
+	c.t = nt
+	c.mu.Unlock()
+	return nt, nil
+}
+
+// readDocPages appends to pages, which holds the pages before from, the
+// doclens pages from from on, read through conn and copied, indexed by
+// page (nil: absent).
+func readDocPages(ctx context.Context, conn querier, from int64, pages [][]byte) ([][]byte, error) {
 	err := each(ctx, conn, "document lengths", `SELECT page, data FROM doclens WHERE page >= ? ORDER BY page`, []any{from}, func(rows *sql.Rows) error {
 		var p int64
 		var data sql.RawBytes // the driver's copy, until the next row
@@ -139,19 +154,13 @@ func (c *docLenCache) load(ctx context.Context, conn querier, t *docLenTable, id
 		if p < from || p > 1<<28 {
 			return errCorruptDocLens
 		}
-		for int64(len(nt.pages)) <= p {
-			nt.pages = append(nt.pages, nil)
+		for int64(len(pages)) <= p {
+			pages = append(pages, nil)
 		}
-		nt.pages[p] = bytes.Clone(data)
+		pages[p] = bytes.Clone(data)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.t = nt
-	c.mu.Unlock()
-	return nt, nil
+	return pages, err
 }
 
 var errCorruptDocLens = fmt.Errorf("%w: corrupt document lengths; run `ctx index --rebuild`", ErrCorrupt)

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/mmap"
 )
 
@@ -57,21 +57,8 @@ func (db *DB) WriteDocLens(ctx context.Context) error {
 			current = true // a run that changed nothing
 			return nil
 		}
-		return each(ctx, tx, "document lengths", `SELECT page, data FROM doclens ORDER BY page`, nil, func(rows *sql.Rows) error {
-			var p int64
-			var data sql.RawBytes
-			if err := rows.Scan(&p, &data); err != nil {
-				return err
-			}
-			if p < 0 || p > 1<<28 {
-				return errCorruptDocLens
-			}
-			for int64(len(pages)) <= p {
-				pages = append(pages, nil)
-			}
-			pages[p] = bytes.Clone(data)
-			return nil
-		})
+		pages, err = readDocPages(ctx, tx, 0, nil)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("writing the doc-length file: %w", err)
@@ -79,20 +66,7 @@ func (db *DB) WriteDocLens(ctx context.Context) error {
 	if current {
 		return nil
 	}
-	b := encodeDocLens(state, pages)
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing the doc-length file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the doc-length file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the doc-length file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, encodeDocLens(state, pages), 0o600); err != nil {
 		return fmt.Errorf("writing the doc-length file: %w", err)
 	}
 	return nil
