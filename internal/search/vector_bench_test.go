@@ -13,12 +13,13 @@
 //	go test -run='^$' -bench=BenchmarkOpenNearest -benchtime=20x -count=5 ./internal/search
 //
 // On real vectors (opt-in): point CTX_BENCH_VECDB at an index database
-// built with an embedding model, e.g. GOROOT/src indexed with
-// CTX_EMBED_PROVIDER=model2vec; the query vectors are 300 stored vectors
-// (each query's own row left out of both answers):
+// built with the built-in model, e.g. GOROOT/src's under CTX_CACHE_DIR;
+// its vector file beside it is read. The queries are 300 stored vectors
+// (each query's own row left out of both answers) and the questions of
+// scripts/goroot-queries.txt embedded as a search embeds them:
 //
 //	CTX_BENCH_VECDB=/path/to/index.db go test -run=TestNearestRecallIndex -v ./internal/search
-//	CTX_BENCH_VECDB=/path/to/index.db go test -run='^$' -bench=BenchmarkNearestIndex -benchtime=50x -count=5 ./internal/search
+//	CTX_BENCH_VECDB=/path/to/index.db go test -run='^$' -bench=BenchmarkNearestIndex -benchtime=500x -count=6 ./internal/search
 package search
 
 import (
@@ -28,11 +29,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/embed"
-	"github.com/ctx-dev/ctx/internal/store"
+	"github.com/ctx-dev/ctx/internal/embed/builtin"
 )
 
 // benchSet is a data set built once per process and shared by
@@ -41,6 +43,7 @@ type benchSet struct {
 	rows    *floatRows
 	vecs    *Vectors
 	queries [][]float32
+	texts   [][]float32 // query texts' embeddings (indexSet only)
 }
 
 var (
@@ -149,7 +152,11 @@ func BenchmarkOpenNearest(b *testing.B) {
 	})
 }
 
-// indexSet loads the vectors of the index at $CTX_BENCH_VECDB, or skips.
+// indexSet loads the vector file beside the index database at
+// $CTX_BENCH_VECDB (<db>.vec, which holds every vector since the store
+// stopped keeping a copy), or skips. queries are 300 stored rows; texts
+// are the questions of scripts/goroot-queries.txt embedded by the
+// built-in model, as a search embeds its query.
 func indexSet(tb testing.TB) *benchSet {
 	path := os.Getenv("CTX_BENCH_VECDB")
 	if path == "" {
@@ -160,30 +167,52 @@ func indexSet(tb testing.TB) *benchSet {
 	if s, ok := benchSets[path]; ok {
 		return s
 	}
-	db, err := store.Open(tb.Context(), path, nil)
+	vecPath := path + ".vec"
+	raw, err := os.ReadFile(vecPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer db.Close()
-	r := &floatRows{}
-	_, err = db.Vectors(tb.Context(), func(store.Version, int) error { return nil }, func(id int64, blob []byte) error {
-		v, err := embed.DecodeVector(blob)
-		if err != nil {
-			return err
+	if len(raw) < vecHeader || string(raw[:len(vecMagic)]) != vecMagic {
+		tb.Fatalf("%s is not a vector file of this version", vecPath)
+	}
+	word := func(i int) int64 { return int64(binary.LittleEndian.Uint64(raw[len(vecMagic)+8*i:])) }
+	dims, ml := int(word(1)), word(3)
+	tail := int64(len(raw)) - align8(ml)
+	model := string(raw[tail : tail+ml])
+	v, err := ReadVectorFile(vecPath, model, dims, -1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v.computeWeights()
+	r := &floatRows{dims: dims, ids: v.allIDs()}
+	buf := make([]int8, dims)
+	for i := range v.Len() {
+		for _, x := range v.row(i, buf) {
+			r.data = append(r.data, float32(x)*v.scales[i])
 		}
-		r.dims = len(v)
-		r.ids = append(r.ids, id)
-		r.data = append(r.data, v...)
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
-	s := &benchSet{rows: r, vecs: r.quantised()}
+	s := &benchSet{rows: r, vecs: v}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 300 {
 		i := rng.IntN(len(r.ids))
 		s.queries = append(s.queries, r.data[i*r.dims:(i+1)*r.dims])
+	}
+	p, err := builtin.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qs, err := os.ReadFile("../../scripts/goroot-queries.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var texts []string
+	for _, l := range strings.Split(string(qs), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			texts = append(texts, l)
+		}
+	}
+	if s.texts, err = p.Embed(tb.Context(), texts, embed.Query); err != nil {
+		tb.Fatal(err)
 	}
 	benchSets[path] = s
 	return s
@@ -204,10 +233,22 @@ func TestNearestRecallIndex(t *testing.T) {
 			scored += float64(st.scored) / float64(len(s.queries))
 			estimated += float64(st.estimated) / float64(len(s.queries))
 		}
-		t.Logf("%d rows of %d dims, %d queries: recall@%d %.4f; %.0f rows estimated, %.0f scored exactly a query",
+		t.Logf("%d rows of %d dims, %d stored rows as queries: recall@%d %.4f; %.0f rows estimated, %.0f scored exactly a query",
 			s.vecs.Len(), s.vecs.dims, len(s.queries), k, recall, estimated, scored)
 		if recall < 0.98 {
 			t.Errorf("recall@%d = %.4f, want ≥ 0.98", k, recall)
+		}
+		recall, scored, estimated = 0, 0, 0
+		for _, q := range s.texts {
+			want, _ := s.rows.nearestFloat32(q, k)
+			got, _, st := s.vecs.nearest(q, k)
+			recall += recallOf(got, want) / float64(len(s.texts))
+			scored += float64(st.scored) / float64(len(s.texts))
+			estimated += float64(st.estimated) / float64(len(s.texts))
+		}
+		t.Logf("%d query texts: recall@%d %.4f; %.0f rows estimated, %.0f scored exactly a query", len(s.texts), k, recall, estimated, scored)
+		if recall < 0.98 {
+			t.Errorf("query texts: recall@%d = %.4f, want ≥ 0.98", k, recall)
 		}
 	}
 }
@@ -226,25 +267,30 @@ func without(ids []int64, id int64) []int64 {
 func BenchmarkNearestIndex(b *testing.B) {
 	s := indexSet(b)
 	b.Logf("%d rows of %d dims", s.vecs.Len(), s.vecs.dims)
-	b.Run("float32", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			s.rows.nearestFloat32(s.queries[i%len(s.queries)], 100)
-			i++
-		}
-	})
-	b.Run("int8", func(b *testing.B) {
-		b.ReportAllocs()
-		var st nearestStats
-		i := 0
-		for b.Loop() {
-			_, _, x := s.vecs.nearest(s.queries[i%len(s.queries)], 100)
-			st.estimated += x.estimated
-			st.scored += x.scored
-			i++
-		}
-		b.ReportMetric(float64(st.estimated)/float64(i), "estimated/op")
-		b.ReportMetric(float64(st.scored)/float64(i), "scored/op")
-	})
+	for _, set := range []struct {
+		name    string
+		queries [][]float32
+	}{{"rows", s.queries}, {"texts", s.texts}} {
+		b.Run("queries="+set.name+"/float32", func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				s.rows.nearestFloat32(set.queries[i%len(set.queries)], 100)
+				i++
+			}
+		})
+		b.Run("queries="+set.name+"/int8", func(b *testing.B) {
+			b.ReportAllocs()
+			var st nearestStats
+			i := 0
+			for b.Loop() {
+				_, _, x := s.vecs.nearest(set.queries[i%len(set.queries)], 100)
+				st.estimated += x.estimated
+				st.scored += x.scored
+				i++
+			}
+			b.ReportMetric(float64(st.estimated)/float64(i), "estimated/op")
+			b.ReportMetric(float64(st.scored)/float64(i), "scored/op")
+		})
+	}
 }
