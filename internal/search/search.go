@@ -611,6 +611,27 @@ func (s *Searcher) rows(ctx context.Context, ids []int64, prefetched <-chan []st
 	return append(got, more...), nil
 }
 
+// prefetch sends on out, once, the rows of the chunks that hits names
+// (called once every lexical channel has ended), when the dense channel is
+// still running then: fusion keeps those rows whole, and reading them
+// now overlaps the scan. It sends nil instead when the dense channel
+// ended first, recall was cut (rctx done), or the read failed (the search
+// then reads the rows itself); a cut channel's hits are read for nothing.
+func (s *Searcher) prefetch(ctx, rctx context.Context, lexical *sync.WaitGroup, denseDone *atomic.Bool, out chan<- []store.ChunkRow, hits func() []int64) {
+	lexical.Wait()
+	if denseDone.Load() || rctx.Err() != nil {
+		out <- nil
+		return
+	}
+	ids := hits()
+	slices.Sort(ids)
+	rows, err := s.DB.Chunks(ctx, slices.Compact(ids))
+	if err != nil {
+		rows = nil
+	}
+	out <- rows
+}
+
 // rowsInMemory is a [Source] whose Chunks answers from memory (a
 // server's resident chunk table): recall does not read its rows early.
 type rowsInMemory interface {
@@ -820,29 +841,15 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	}
 
 	var r recalled
-	prefetched := make(chan []store.ChunkRow, 1)
-	r.prefetched = prefetched
-	_, inMemory := s.DB.(rowsInMemory)
-	go func() {
-		lexical.Wait()
-		if inMemory || denseDone.Load() || rctx.Err() != nil {
-			prefetched <- nil
-			return
-		}
-		// Every lexical channel has ended and the dense scan has not:
-		// the rows of their hits, which fusion keeps whole, are read now
-		// instead of after the scan. A cut channel's hits are read for
-		// nothing; a failed read leaves the rows to the search.
-		ids := hitIDs(nil, bm25Hits, codeHits, phraseHits, pathHits)
-		ids = append(ids, symIDs...)
-		ids = append(ids, mention.reps...)
-		slices.Sort(ids)
-		rows, err := s.DB.Chunks(ctx, slices.Compact(ids))
-		if err != nil {
-			rows = nil
-		}
-		prefetched <- rows
-	}()
+	if _, inMemory := s.DB.(rowsInMemory); !inMemory {
+		prefetched := make(chan []store.ChunkRow, 1)
+		r.prefetched = prefetched
+		go s.prefetch(ctx, rctx, &lexical, &denseDone, prefetched, func() []int64 {
+			ids := hitIDs(nil, bm25Hits, codeHits, phraseHits, pathHits)
+			ids = append(ids, symIDs...)
+			return append(ids, mention.reps...)
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return recalled{}, err
 	}

@@ -462,15 +462,12 @@ func (v *Vectors) nearest(q []float32, k int) ([]int64, []float64, nearestStats)
 	top := topK{k: min(k, n), h: s.heap[:0]}
 	pilot := max(pilotMin, pilotPerK*k)
 	if n < exhaustiveBelow*pilot || 64*v.words > math.MaxUint16 {
-		buf := s.rowBufs(v.dims)[0]
-		fast := s.packedKernel(v)
-		for i := range n {
-			var d int32
-			if fast {
-				d = s.dotPackedRow(v, i)
-			} else {
-				d = dotInt8(s.q32, v.row(i, buf))
-			}
+		rows := grow(s.cand, n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+		s.cand = rows
+		for i, d := range s.score(v, rows) {
 			top.push(i, d, v.scales[i])
 		}
 		st.scored = n
@@ -726,7 +723,7 @@ type scratch struct {
 func (s *scratch) score(v *Vectors, rows []int32) []int32 {
 	dots := grow(s.dots, len(rows))
 	s.dots = dots
-	if s.packedKernel(v) {
+	if packedKernel(v) {
 		for j, r := range rows {
 			dots[j] = s.dotPackedRow(v, int(r))
 		}
@@ -746,10 +743,10 @@ func (s *scratch) score(v *Vectors, rows []int32) []int32 {
 // packedKernel reports whether rows of v are scored by the assembly
 // kernel straight from their packed form ([dotPackedAVX2]: about 6 times
 // faster than unpacking a row and scoring it in Go, measured on the Go
-// standard library's vectors); it needs 16-bit query lanes, which
-// [scratch.prepare] filled, and whole blocks of 16 dimensions.
-func (s *scratch) packedKernel(v *Vectors) bool {
-	return hasDotPacked && v.packed != nil && v.dims%16 == 0 && len(s.q16) == v.dims
+// standard library's vectors), with the query's 16-bit lanes that
+// [scratch.prepare] fills: it needs whole blocks of 16 dimensions.
+func packedKernel(v *Vectors) bool {
+	return hasDotPacked && v.packed != nil && v.dims%16 == 0
 }
 
 // dotPackedRow is row i's exact int8 dot product with the query, by the
