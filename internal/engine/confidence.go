@@ -198,12 +198,15 @@ type denseNull struct {
 // measureNull embeds the probes with emb (one request) and returns the
 // off-topic level of vecs. Errors: the provider's.
 //
-// Each probe's search reads different rows of a vector file, so the
-// probes together read nearly all of it: on ten copies of the Go
-// standard library (a 277 MB file) that put 270 MB of mapped pages in
-// the resident set of `ctx index` at its very end, taking its peak from
-// about 220 MB to 520 MB. A file larger than maxNullMapped is let go of
-// after each probe (see [search.Vectors.ReleasePages]); a smaller one
+// Each probe's search reads rows scattered over a vector file, and each
+// row read maps the 64 KiB around it, so the probes together, and even
+// one of them, map nearly all of it: on ten copies of the Go standard
+// library (a 277 MB file) that put 270 MB of mapped pages in the
+// resident set of `ctx index` at its very end, taking its peak from
+// about 220 MB to 520 MB (486 MB with a release after each probe). A
+// file larger than maxNullMapped is searched by
+// [search.Vectors.NearestReleasing], which lets go of the pages behind
+// its reads as it goes and of the file's pages when done; a smaller one
 // stays mapped, since reading its pages again would cost more than they
 // weigh.
 func measureNull(ctx context.Context, emb embed.Provider, vecs search.VectorIndex) (*denseNull, error) {
@@ -214,14 +217,16 @@ func measureNull(ctx context.Context, emb embed.Provider, vecs search.VectorInde
 	if err != nil {
 		return nil, fmt.Errorf("embedding the confidence probes: %w", err)
 	}
-	release := func() {}
+	topK := vecs.TopK
 	if m, ok := vecs.(mappedVectors); ok && m.MappedBytes() > maxNullMapped {
-		release = m.ReleasePages
+		topK = func(_ context.Context, q []float32, k int) ([]int64, []float64, error) {
+			ids, scores := m.NearestReleasing(q, k)
+			return ids, scores, nil
+		}
 	}
 	tops := make([]float64, 0, len(qv))
 	for _, q := range qv {
-		_, scores, err := vecs.TopK(ctx, q, 1)
-		release()
+		_, scores, err := topK(ctx, q, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +246,7 @@ func measureNull(ctx context.Context, emb embed.Provider, vecs search.VectorInde
 // ([search.Vectors]).
 type mappedVectors interface {
 	MappedBytes() int
-	ReleasePages()
+	NearestReleasing(q []float32, k int) ([]int64, []float64)
 }
 
 // maxNullMapped is the largest vector file, in bytes, whose pages

@@ -52,50 +52,44 @@ func TestGradeConfidence(t *testing.T) {
 }
 
 // mappedIndex is a vector index over a mapped file of the given size that
-// counts the searches and the releases of its pages, and which of them
-// came first.
+// counts its plain searches and its searches that release their pages.
 type mappedIndex struct {
-	size               int
-	searches, releases int
-	order              []string
+	size                int
+	searches, releasing int
 }
 
 func (m *mappedIndex) Len() int { return 100 }
 func (m *mappedIndex) TopK(context.Context, []float32, int) ([]int64, []float64, error) {
 	m.searches++
-	m.order = append(m.order, "search")
 	return []int64{1}, []float64{0.2}, nil
 }
 func (m *mappedIndex) Cosines(context.Context, []float32, []int64) ([]float64, error) {
 	return nil, nil
 }
 func (m *mappedIndex) MappedBytes() int { return m.size }
-func (m *mappedIndex) ReleasePages() {
-	m.releases++
-	m.order = append(m.order, "release")
+func (m *mappedIndex) NearestReleasing([]float32, int) ([]int64, []float64) {
+	m.releasing++
+	return []int64{1}, []float64{0.2}
 }
 
-// TestMeasureNullReleasesLargeFiles: each probe's search of a vector file
-// larger than maxNullMapped is followed by a release of its pages, so
-// the probes together never hold the whole file in the resident set; a
-// smaller file stays mapped.
+// TestMeasureNullReleasesLargeFiles: every probe of a vector file larger
+// than maxNullMapped searches it with NearestReleasing, so the probes
+// never hold the whole file in the resident set; a smaller file is
+// searched plainly and stays mapped.
 func TestMeasureNullReleasesLargeFiles(t *testing.T) {
 	t.Parallel()
 	emb := embedtest.New(8)
 	for _, tc := range []struct {
-		size int
-		want int // releases
-	}{{maxNullMapped + 1, len(nullProbes)}, {maxNullMapped, 0}} {
+		size                int
+		releasing, searches int
+	}{{maxNullMapped + 1, len(nullProbes), 0}, {maxNullMapped, 0, len(nullProbes)}} {
 		m := &mappedIndex{size: tc.size}
 		null, err := measureNull(t.Context(), emb, m)
-		if err != nil || null == nil {
+		if err != nil || null == nil || null.Level != 0.2 {
 			t.Fatalf("measureNull: %v, %v", null, err)
 		}
-		if m.searches != len(nullProbes) || m.releases != tc.want {
-			t.Errorf("file of %d bytes: %d searches, %d releases; want %d and %d", tc.size, m.searches, m.releases, len(nullProbes), tc.want)
-		}
-		if tc.want > 0 && (m.order[0] != "search" || m.order[1] != "release") {
-			t.Errorf("order %v; want each search followed by a release", m.order[:4])
+		if m.searches != tc.searches || m.releasing != tc.releasing {
+			t.Errorf("file of %d bytes: %d plain searches, %d releasing; want %d and %d", tc.size, m.searches, m.releasing, tc.searches, tc.releasing)
 		}
 	}
 }

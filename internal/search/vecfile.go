@@ -533,7 +533,7 @@ func parseVectorFile(b []byte, path, model string, dims int, generation int64) (
 		off += int(align8(bytes))
 		return s
 	}
-	v := &Vectors{Generation: gen, FileID: fid, dims: dims, words: int(words)}
+	v := &Vectors{Generation: gen, FileID: fid, dims: dims, words: int(words), packedAt: off}
 	v.packed = take(n * pb)
 	if runs < 0 {
 		v.ids = view(take(8*n), int(n), int64LE)
