@@ -230,16 +230,26 @@ func decodeDocPage(data []byte) ([]uint32, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	w := int(data[0])
-	if w != 1 && w != 2 && w != 4 || (len(data)-1)%w != 0 || (len(data)-1)/w > docPageIDs {
-		return nil, errCorruptDocLens
+	if err := checkDocPage(data); err != nil {
+		return nil, err
 	}
+	w := int(data[0])
 	t := docLenTable{pages: [][]byte{data}}
 	out := make([]uint32, (len(data)-1)/w)
 	for i := range out {
 		out[i], _ = t.get(int64(i))
 	}
 	return out, nil
+}
+
+// checkDocPage returns errCorruptDocLens unless data, a non-empty doclens
+// page, has a known width and whole counts, at most docPageIDs of them.
+func checkDocPage(data []byte) error {
+	w := int(data[0])
+	if w != 1 && w != 2 && w != 4 || (len(data)-1)%w != 0 || (len(data)-1)/w > docPageIDs {
+		return errCorruptDocLens
+	}
+	return nil
 }
 
 // encodeDocPage returns a doclens page's data for counts vals, in the

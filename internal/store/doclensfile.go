@@ -149,7 +149,7 @@ func decodeDocLens(b []byte) (state string, pages [][]byte, ok bool) {
 			return "", nil, false
 		}
 		if l > 0 {
-			if _, err := decodeDocPage(b[off : off+l]); err != nil {
+			if err := checkDocPage(b[off : off+l]); err != nil {
 				return "", nil, false
 			}
 			pages[i] = b[off : off+l : off+l]
