@@ -523,7 +523,15 @@ func isExamplePath(p string) bool {
 func isVendorPath(p string) bool {
 	return strings.Contains(p, "vendor/") || strings.Contains(p, "third_party/") || strings.Contains(p, "/compat/") ||
 		strings.Contains(p, "/legacy/") || strings.Contains(p, "_generated") || strings.Contains(p, ".pb.") ||
-		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.") || reVersionedAsset().MatchString(path.Base(p))
+		strings.Contains(p, "/gen/") || strings.Contains(p, ".min.") || isVersionedAsset(path.Base(p))
+}
+
+// isVersionedAsset reports whether a file name matches reVersionedAsset,
+// trying the expression only on the names it can match: it runs for every
+// candidate file of every search.
+func isVersionedAsset(name string) bool {
+	return (strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".mjs") || strings.HasSuffix(name, ".css")) &&
+		reVersionedAsset().MatchString(name)
 }
 
 // reVersionedAsset matches the name of a copied script or style sheet that
