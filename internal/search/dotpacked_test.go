@@ -129,7 +129,7 @@ func TestRowsWithin(t *testing.T) {
 				want = append(want, int32(i))
 			}
 		}
-		buf = rowsWithin(buf, ham, lo, hi)
+		buf = rowsWithin(buf, ham, lo, hi, len(want))
 		if !slices.Equal(buf, want) {
 			t.Fatalf("[%d, %d]: %d rows, want %d", lo, hi, len(buf), len(want))
 		}

@@ -605,7 +605,7 @@ func (v *Vectors) nearestPrefiltered(s *scratch, top *topK, pilot int) nearestSt
 		}
 	}
 	s.buildLUT(v.weights, words)
-	cand := rowsWithin(s.cand, ham, 0, hp)
+	cand := rowsWithin(s.cand, ham, 0, hp, histSum(count, 0, hp))
 	dots := s.score(v, cand)
 	x1, x2, y := s.x1[:0], s.x2[:0], s.y[:0]
 	for j, i := range cand {
@@ -636,7 +636,7 @@ func (v *Vectors) nearestPrefiltered(s *scratch, top *topK, pilot int) nearestSt
 	if a2 > 0 {
 		emin = (kth - b2 - estimateSigmas*sd2) / a2
 	}
-	ring := rowsWithin(s.ring, ham, hp+1, hmax)
+	ring := rowsWithin(s.ring, ham, hp+1, hmax, histSum(count, hp+1, hmax))
 	s.ring = ring
 	st.estimated += len(ring)
 	cand = cand[:0]
@@ -657,13 +657,25 @@ func (v *Vectors) nearestPrefiltered(s *scratch, top *topK, pilot int) nearestSt
 // measures: 16k rows, about 20 µs.
 const hammingPairs = 8192
 
-// rowsWithin returns buf's storage holding the rows i, ascending, with
-// lo ≤ ham[i] ≤ hi (lo ≤ hi + 1). It writes every row and advances past
-// those in range, without a branch: on the Go standard library's index
-// about a tenth of the rows are in range at random, and a branch
-// mispredicted on each of them cost more than the loop.
-func rowsWithin(buf []int32, ham []uint16, lo, hi int) []int32 {
-	out := grow(buf, len(ham))
+// histSum is the number of rows at a distance in [lo, hi] by the
+// histogram count (distance → rows).
+func histSum(count []int32, lo, hi int) int {
+	n := 0
+	for _, c := range count[lo : hi+1] {
+		n += int(c)
+	}
+	return n
+}
+
+// rowsWithin returns buf's storage holding the n rows i, ascending, with
+// lo ≤ ham[i] ≤ hi (lo ≤ hi + 1; n from the distances' histogram). It
+// writes every row and advances past those in range, without a branch:
+// on the Go standard library's index about a tenth of the rows are in
+// range at random, and a branch mispredicted on each of them cost more
+// than the loop. Writing one past the last row in range, it needs room
+// for n+1, not for every row.
+func rowsWithin(buf []int32, ham []uint16, lo, hi, n int) []int32 {
+	out := grow(buf, n+1)
 	span := uint64(hi - lo + 1)
 	m := 0
 	for i, h := range ham {
