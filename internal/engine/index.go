@@ -273,16 +273,25 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 			return nil, err
 		}
 	}
+	// The vector file is written beside the BM25 merge (see
+	// [index.Options.WhileMerging]) and folded after it, below.
+	var vecs *search.Vectors
+	writeVecs := e.emb != nil && vectors && opts.Paths == nil
+	var whileMerging func(context.Context)
+	if writeVecs {
+		whileMerging = func(ctx context.Context) { vecs = e.vectorFile(ctx, db) }
+	}
 	st, err := index.Run(ctx, db, e.root, &index.Options{
-		Discover:   walkOptions(e.cfg),
-		Embedder:   e.indexEmbedder(), // spend.go: remote providers are metered and capped
-		EmbedBatch: e.cfg.Embed.BatchSize,
-		Progress:   progress,
-		Phase:      opts.Phase,
-		Logger:     e.log,
-		Resume:     hd.running || rebuilt,
-		Paths:      opts.Paths,
-		Folded:     e.foldedLookup(ctx, db, vectors && opts.Paths == nil),
+		Discover:     walkOptions(e.cfg),
+		Embedder:     e.indexEmbedder(), // spend.go: remote providers are metered and capped
+		EmbedBatch:   e.cfg.Embed.BatchSize,
+		Progress:     progress,
+		Phase:        opts.Phase,
+		Logger:       e.log,
+		Resume:       hd.running || rebuilt,
+		Paths:        opts.Paths,
+		Folded:       e.foldedLookup(ctx, db, vectors && opts.Paths == nil),
+		WhileMerging: whileMerging,
 	})
 	if err != nil {
 		return nil, err
@@ -297,21 +306,22 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	if err != nil {
 		return nil, err
 	}
-	// Write the derived vector file before the generation is committed,
-	// so a server that sees the new generation finds its vectors ready
-	// and the first query after an index run does not pay for reading
-	// every vector out of SQLite. The file is stamped with the content
-	// version its vectors were read at, which every write moves in its
-	// own transaction: a file that is not of the committed content is
-	// never trusted. A failure only costs the first query its speed.
+	// The derived vector file is written before the generation is
+	// committed, so a server that sees the new generation finds its
+	// vectors ready and the first query after an index run does not pay
+	// for reading every vector out of SQLite. The file is stamped with
+	// the content version its vectors were read at, which every write
+	// moves in its own transaction: a file that is not of the committed
+	// content is never trusted. A failure only costs the first query its
+	// speed. The phase reports what is left once the merge is done:
+	// folding the file's vectors out of SQLite.
 	//
 	// A run of some paths (a watcher's) leaves the file alone: a server
 	// updates its vectors in memory (see [Engine.viewVectors]), and
 	// rewriting every vector after each save would cost more than the
 	// save's own indexing.
-	var vecs *search.Vectors
-	if e.emb != nil && vectors && opts.Paths == nil {
-		phaseStep(opts.Phase, PhaseVectors, func() { vecs = e.writeVectorFile(ctx, db) })
+	if writeVecs {
+		phaseStep(opts.Phase, PhaseVectors, func() { e.foldLogged(ctx, db, vecs) })
 	}
 	meta := map[string]string{
 		store.MetaRoot:        e.root,
@@ -370,6 +380,13 @@ const metaImports = "imports"
 // query path rebuilds a missing or stale file from SQLite, and reports
 // vectors that no file holds any more.
 func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) *search.Vectors {
+	vecs := e.vectorFile(ctx, db)
+	e.foldLogged(ctx, db, vecs)
+	return vecs
+}
+
+// vectorFile is [Engine.writeVectorFile] without the fold.
+func (e *Engine) vectorFile(ctx context.Context, db *store.DB) *search.Vectors {
 	ver, err := db.Version(ctx)
 	var vecs *search.Vectors
 	if err == nil {
@@ -379,10 +396,14 @@ func (e *Engine) writeVectorFile(ctx context.Context, db *store.DB) *search.Vect
 		e.log.Warn("writing the vector file", "err", err)
 		return nil
 	}
+	return vecs
+}
+
+// foldLogged is [Engine.foldVectors], logging its error.
+func (e *Engine) foldLogged(ctx context.Context, db *store.DB, vecs *search.Vectors) {
 	if err := e.foldVectors(ctx, db, vecs); err != nil {
 		e.log.Warn("folding the vectors into the vector file", "err", err)
 	}
-	return vecs
 }
 
 // foldsVectors reports whether the engine's embedder runs on this

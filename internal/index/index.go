@@ -72,6 +72,14 @@ type Options struct {
 	// instead of being embedded again. Keys it does not return are
 	// embedded. It is called from several goroutines.
 	Folded func(keys [][]byte) map[string][]byte
+	// WhileMerging, when set, runs in its own goroutine beside the merge
+	// of the BM25 segments, once every content write of the run is
+	// committed (the merge rewrites postings only, so what it reads is
+	// what the run leaves). Run returns after it returns. The engine
+	// writes the vector file there: on a cold index of the Go standard
+	// library, 0.6 s of reading and writing vectors on the core the
+	// 1.3 s merge leaves idle.
+	WhileMerging func(ctx context.Context)
 }
 
 // Stats reports what one run did.
@@ -191,7 +199,9 @@ func (s *Stats) SkipCounts() map[string]int {
 // Go standard library, 4096 chunks a batch made 39 segments and a 3.2-3.7 s
 // merge, 16384 make 10 and 2.6-2.7 s, and 1 s less CPU in all, for 50 MB
 // more peak memory (166-170 MB -> 215-226 MB); the bound does not grow
-// with the repository.
+// with the repository. The writer holds one batch while the next is
+// gathered: ten copies of the Go tree peaked at 346 MB against 326 MB
+// when the gathering waited, for 4 s less of a 151 s chunking phase.
 const (
 	writeBatchFiles  = 1024
 	writeBatchChunks = 16384
@@ -280,18 +290,39 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	)
 
 	g, gctx := errgroup.WithContext(ctx)
-	// Writer: the one goroutine that writes to the store.
+	// Writer: the one goroutine that writes to the store. It applies
+	// the batches the collector below hands it, one at a time and in
+	// order, while the collector gathers the next one: if the collector
+	// applied its own batches, the workers would stall on a full
+	// results channel during every transaction, leaving one of two
+	// cores idle for the writer's whole share of the run (measured on a
+	// cold index of the Go standard library: 3.3 s of 21 s of CPU). At
+	// most two batches are held at once: the one being written and the
+	// one being gathered.
+	batches := make(chan []store.Update)
 	g.Go(func() error {
+		for b := range batches {
+			if err := db.Apply(context.WithoutCancel(gctx), b); err != nil {
+				return err // cancels gctx: the collector stops sending
+			}
+		}
+		return nil
+	})
+	// Collector: counts and orders the workers' results into batches.
+	g.Go(func() error {
+		defer close(batches)
 		var batch []store.Update
 		chunks := 0
 		flush := func() error {
 			if len(batch) == 0 {
 				return nil
 			}
-			if err := db.Apply(context.WithoutCancel(gctx), batch); err != nil {
-				return err
+			select {
+			case batches <- batch:
+			case <-gctx.Done():
+				return gctx.Err()
 			}
-			batch, chunks = batch[:0], 0
+			batch, chunks = nil, 0
 			return nil
 		}
 		if len(deletes) > 0 {
@@ -426,7 +457,17 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		compact = db.CompactPostingsLight
 	}
 	report(opts.Phase, Phase{Name: PhaseMerge, Unit: "segments"})
+	beside := make(chan struct{})
+	if opts.WhileMerging != nil {
+		go func() {
+			defer close(beside)
+			opts.WhileMerging(ctx)
+		}()
+	} else {
+		close(beside)
+	}
 	cs, err := compact(ctx)
+	<-beside
 	if err != nil {
 		return nil, err
 	}

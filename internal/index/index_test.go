@@ -744,3 +744,56 @@ func TestRunEmptyRoot(t *testing.T) {
 		t.Errorf("empty root (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunWhileMerging checks that WhileMerging sees the run's committed
+// content (every chunk, the final content version) and that Run returns
+// only after it does.
+func TestRunWhileMerging(t *testing.T) {
+	root := repo(t)
+	db := openDB(t)
+	var phases []string
+	var (
+		chunks  int
+		ver     store.Version
+		done    bool
+		inMerge bool
+	)
+	st := run(t, db, root, &Options{
+		Phase: func(ph Phase) {
+			if ph.Name == PhaseMerge {
+				inMerge = !ph.End
+			}
+			phases = append(phases, ph.Name)
+		},
+		WhileMerging: func(ctx context.Context) {
+			if !inMerge {
+				t.Error("WhileMerging ran outside the merge phase")
+			}
+			var err error
+			if chunks, err = db.ChunkCount(ctx); err != nil {
+				t.Error(err)
+			}
+			if ver, err = db.Version(ctx); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(20 * time.Millisecond) // Run must wait for it
+			done = true
+		},
+	})
+	if !done {
+		t.Fatal("Run returned before WhileMerging did")
+	}
+	if chunks != st.Chunks || chunks == 0 {
+		t.Errorf("WhileMerging saw %d chunks, the run wrote %d", chunks, st.Chunks)
+	}
+	after, err := db.Version(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ver != after {
+		t.Errorf("WhileMerging saw content version %+v, the run left %+v", ver, after)
+	}
+	if !slices.Contains(phases, PhaseMerge) {
+		t.Errorf("no merge phase reported: %v", phases)
+	}
+}
