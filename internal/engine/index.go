@@ -254,14 +254,33 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		return nil, err
 	}
 	// A first run publishes its progress for the queries it cannot answer
-	// yet (in other processes too): at most twice a second.
+	// yet (in other processes too): at most twice a second, from a
+	// goroutine of its own. The write waits for the writer connection,
+	// which the run's transactions hold for up to a second; made by the
+	// goroutine that gathers the run's batches, it stalled the workers
+	// behind the writer (1.1 s of a cold index of the Go standard
+	// library, by the execution trace). Only the latest count waits.
 	progress := opts.Progress
+	stopPublishing := func() {}
 	if hd.stored == "" {
+		pub := make(chan string, 1)
+		published := make(chan struct{})
+		go func() {
+			defer close(published)
+			for p := range pub {
+				_ = db.SetMeta(ctx, map[string]string{metaRunProgress: p})
+			}
+		}()
+		stopPublishing = sync.OnceFunc(func() {
+			close(pub)
+			<-published
+		})
+		defer stopPublishing()
 		var last time.Time
 		progress = func(done, total int) {
 			if now := time.Now(); now.Sub(last) >= 500*time.Millisecond || done == total {
 				last = now
-				_ = db.SetMeta(ctx, map[string]string{metaRunProgress: fmt.Sprintf("%d/%d", done, total)})
+				latest(pub, fmt.Sprintf("%d/%d", done, total))
 			}
 			if opts.Progress != nil {
 				opts.Progress(done, total)
@@ -293,6 +312,7 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		Folded:       e.foldedLookup(ctx, db, vectors && opts.Paths == nil),
 		WhileMerging: whileMerging,
 	})
+	stopPublishing() // before the run's state is recorded below
 	if err != nil {
 		return nil, err
 	}
@@ -365,6 +385,22 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 		}
 	}
 	return rep, nil
+}
+
+// latest puts v in ch, a channel of capacity 1 with one sender, in place
+// of the value waiting there, if any.
+func latest[T any](ch chan T, v T) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+		}
+		select {
+		case <-ch:
+		default:
+		}
+	}
 }
 
 // metaChunks caches the chunk count for IDF at query time.
