@@ -2,13 +2,16 @@ package search
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
+	"github.com/ctx-dev/ctx/internal/discover"
 )
 
 // ids returns the chunk ids of results, in order.
@@ -444,4 +447,36 @@ func TestRankQualifiedSymbol(t *testing.T) {
 // qualified names analysed first.
 func rankQuery(q *analyze.Query, cands []Result, names map[int64]string) {
 	rank(q, newQueryWords(q.Raw), queryQualifiers(q), cands, names)
+}
+
+// TestNamedPathCache checks that the cached path facts are those worked
+// out afresh, whatever the query, and that the cache stays bounded.
+func TestNamedPathCache(t *testing.T) {
+	words := func(q string) queryWords { return newQueryWords(q) }
+	for _, p := range []string{"net/http/server.go", "internal/poll/fd_windows.go", "src/utils/index.d.ts", "pkg/__init__.py", "vendor/x/y_test.go"} {
+		for _, q := range []string{"http server", "poll windows", "nothing in common"} {
+			got := factsOf(p, words(q))
+			got2 := factsOf(p, words(q)) // from the cache
+			lower := strings.ToLower(p)
+			want := pathFacts{
+				stem:      fileStem(p),
+				share:     words(q).share(nameTerms(p), nameWords(p)),
+				internal:  isInternalPath(p),
+				foreignOS: isForeignOSPath(lower, runtime.GOOS),
+				test:      discover.IsTestPath(p),
+				example:   isExamplePath(lower),
+				vendor:    isVendorPath(lower),
+				decl:      strings.HasSuffix(lower, ".d.ts") || path.Base(lower) == "__init__.py",
+			}
+			if *got != want || *got2 != want {
+				t.Errorf("factsOf(%q, %q) = %+v, then %+v; want %+v", p, q, *got, *got2, want)
+			}
+		}
+	}
+	for i := range maxPathNames + 100 {
+		namedPath(fmt.Sprintf("d%d/f%d.go", i%97, i))
+	}
+	if n := pathNamesLen.Load(); n > maxPathNames {
+		t.Errorf("%d paths cached; want at most %d", n, maxPathNames)
+	}
 }
