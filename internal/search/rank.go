@@ -448,8 +448,19 @@ func namedPath(p string) *pathName {
 	if v, ok := pathNames.Load(p); ok {
 		return v.(*pathName)
 	}
+	n := pathNameOf(p)
+	if pathNamesLen.Add(1) > maxPathNames {
+		pathNames.Clear()
+		pathNamesLen.Store(1)
+	}
+	pathNames.Store(p, n)
+	return n
+}
+
+// pathNameOf works out p's pathName.
+func pathNameOf(p string) *pathName {
 	lower := strings.ToLower(p)
-	n := &pathName{
+	return &pathName{
 		facts: pathFacts{
 			stem:      fileStem(p),
 			internal:  isInternalPath(p),
@@ -462,12 +473,6 @@ func namedPath(p string) *pathName {
 		terms: nameTerms(p),
 		words: nameWords(p),
 	}
-	if pathNamesLen.Add(1) > maxPathNames {
-		pathNames.Clear()
-		pathNamesLen.Store(1)
-	}
-	pathNames.Store(p, n)
-	return n
 }
 
 // byScore orders results by score, best first.

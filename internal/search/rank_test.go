@@ -2,16 +2,13 @@ package search
 
 import (
 	"fmt"
-	"path"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
-	"github.com/ctx-dev/ctx/internal/discover"
 )
 
 // ids returns the chunk ids of results, in order.
@@ -457,17 +454,9 @@ func TestNamedPathCache(t *testing.T) {
 		for _, q := range []string{"http server", "poll windows", "nothing in common"} {
 			got := factsOf(p, words(q))
 			got2 := factsOf(p, words(q)) // from the cache
-			lower := strings.ToLower(p)
-			want := pathFacts{
-				stem:      fileStem(p),
-				share:     words(q).share(nameTerms(p), nameWords(p)),
-				internal:  isInternalPath(p),
-				foreignOS: isForeignOSPath(lower, runtime.GOOS),
-				test:      discover.IsTestPath(p),
-				example:   isExamplePath(lower),
-				vendor:    isVendorPath(lower),
-				decl:      strings.HasSuffix(lower, ".d.ts") || path.Base(lower) == "__init__.py",
-			}
+			fresh := pathNameOf(p)
+			want := fresh.facts
+			want.share = words(q).share(nameTerms(p), nameWords(p))
 			if *got != want || *got2 != want {
 				t.Errorf("factsOf(%q, %q) = %+v, then %+v; want %+v", p, q, *got, *got2, want)
 			}
