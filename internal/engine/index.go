@@ -387,20 +387,15 @@ func (e *Engine) run(ctx context.Context, db *store.DB, hd head, rebuilt, vector
 	return rep, nil
 }
 
-// latest puts v in ch, a channel of capacity 1 with one sender, in place
-// of the value waiting there, if any.
+// latest puts v in ch, a channel of capacity 1 whose only sender is the
+// caller, in place of the value waiting there, if any: once it is taken
+// out, nothing else can fill the channel, so the send never blocks.
 func latest[T any](ch chan T, v T) {
-	for {
-		select {
-		case ch <- v:
-			return
-		default:
-		}
-		select {
-		case <-ch:
-		default:
-		}
+	select {
+	case <-ch:
+	default:
 	}
+	ch <- v
 }
 
 // metaChunks caches the chunk count for IDF at query time.

@@ -457,17 +457,12 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		compact = db.CompactPostingsLight
 	}
 	report(opts.Phase, Phase{Name: PhaseMerge, Unit: "segments"})
-	beside := make(chan struct{})
+	var beside sync.WaitGroup
 	if opts.WhileMerging != nil {
-		go func() {
-			defer close(beside)
-			opts.WhileMerging(ctx)
-		}()
-	} else {
-		close(beside)
+		beside.Go(func() { opts.WhileMerging(ctx) })
 	}
 	cs, err := compact(ctx)
-	<-beside
+	beside.Wait()
 	if err != nil {
 		return nil, err
 	}

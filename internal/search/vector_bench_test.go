@@ -29,7 +29,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -201,16 +200,7 @@ func indexSet(tb testing.TB) *benchSet {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	qs, err := os.ReadFile("../../scripts/goroot-queries.txt")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var texts []string
-	for _, l := range strings.Split(string(qs), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			texts = append(texts, l)
-		}
-	}
+	texts := readLines(tb, "../../scripts/goroot-queries.txt")
 	if s.texts, err = p.Embed(tb.Context(), texts, embed.Query); err != nil {
 		tb.Fatal(err)
 	}
