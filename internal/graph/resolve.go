@@ -144,7 +144,7 @@ func (r *Resolver) resolveGo(from, spec string) Resolution {
 				d = "." // the root package
 			}
 			return Resolution{Target: d, Internal: true}
-		case strings.HasPrefix(spec, mod+"/"):
+		case hasDirPrefix(spec, mod):
 			t := join(d, strings.TrimPrefix(spec, mod+"/"))
 			return Resolution{Target: dirOrEmpty(r, t), Internal: true}
 		case mod == "std" || mod == "cmd":
@@ -169,12 +169,29 @@ func dirOrEmpty(r *Resolver, d string) string {
 
 // goModOf returns the directory of the go.mod that holds file.
 func (r *Resolver) goModOf(file string) (string, bool) {
-	for _, d := range r.goModDirs {
-		if _, ok := under(d, file); ok {
+	// The innermost go.mod directory above file, found by walking up
+	// its directories: a scan of every go.mod directory with a string
+	// built for each was O(imports × modules), 2.6 s of the import
+	// resolution of ten copies of the Go standard library (200 go.mod
+	// files, 250k imports).
+	for d := file; ; {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			break
+		}
+		d = d[:i]
+		if _, ok := r.goMods[d]; ok {
 			return d, true
 		}
 	}
-	return "", false
+	_, ok := r.goMods[""]
+	return "", ok
+}
+
+// hasDirPrefix reports whether the slash path p lies below dir
+// (strings.HasPrefix(p, dir+"/") without building the string).
+func hasDirPrefix(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // resolvePython maps a module to a file: relative imports from the
