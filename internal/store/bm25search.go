@@ -155,8 +155,10 @@ const (
 	searchStatsQuery = `SELECT docs, tokens, coalesce((SELECT value FROM meta WHERE key = ?), '') || ':' || coalesce((SELECT value FROM meta WHERE key = ?), '') FROM bm25_stats WHERE id = 1`
 	deadQuery        = `SELECT id FROM dead`
 	// postingsQuery returns each row of the terms of a JSON array: the
-	// term's index in the array, the row's entry count and its data.
-	postingsQuery = `SELECT j.key, p.n, ` + postingsData + ` FROM json_each(?) j JOIN postings p ON p.term = j.value LEFT JOIN postings_big b ON b.id = p.big`
+	// term's index in the array, the row's entry count and its data. The
+	// table's key is (seg, term), so it looks each term up in each
+	// segment (CROSS JOIN fixes the loops: segments, terms, then one key lookup).
+	postingsQuery = `SELECT j.key, p.n, ` + postingsData + ` FROM segments s CROSS JOIN json_each(?) j CROSS JOIN postings p ON p.seg = s.seg AND p.term = j.value LEFT JOIN postings_big b ON b.id = p.big`
 )
 
 // searchStmts holds SearchBM25's statements prepared on a DB's read pool

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -119,19 +120,23 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// TestMergeRows checks that a merge of every segment reads the same rows
-// whether it lists them or reads the whole table, and that a full merge
-// keeps exactly the live entries.
+// TestMergeRows checks that the k-way merge of the segments' cursors
+// gives the rows a merge of the whole table sorted by SQLite gives, for
+// every segment and for a subset, and that a full merge keeps exactly the
+// live entries.
 func TestMergeRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	db := mergeFixture(t, 7)
 	want := liveEntries(t, db)
-	segs, err := collect(ctx, db.r, "segments", `SELECT seg FROM segments ORDER BY seg`, nil, func(rows *sql.Rows, s *int64) error { return rows.Scan(s) })
+	segs, err := segmentList(ctx, db.r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged := func(all bool) []termRow {
+	if len(segs) < 3 {
+		t.Fatalf("fixture has %d segments, want several", len(segs))
+	}
+	merged := func(segs []int64, sorted bool) []termRow {
 		tx, err := db.w.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -143,25 +148,91 @@ func TestMergeRows(t *testing.T) {
 		}
 		var out []termRow
 		m := merger{dead: dead}
-		if err := mergeRows(ctx, tx, segs, all, &m, func(r termRow) error {
+		emit := func(r termRow) error {
 			out = append(out, r)
+			return nil
+		}
+		if !sorted {
+			if err := mergeRows(ctx, tx, segs, &m, emit); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		// The reference: SQLite sorts the listed segments' rows.
+		list, _ := json.Marshal(segs)
+		var cur string
+		flush := func() {
+			if r, ok, err := m.flush(); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				emit(termRow{cur, r.n, r.data})
+			}
+		}
+		if err := each(ctx, tx, "postings", `SELECT p.term, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.seg IN (SELECT value FROM json_each(?)) ORDER BY p.term, p.seg`, []any{string(list)}, func(rows *sql.Rows) error {
+			var term string
+			var data []byte
+			if err := rows.Scan(&term, &data); err != nil {
+				return err
+			}
+			if term != cur {
+				flush()
+				cur = term
+			}
+			m.rows = append(m.rows, data)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
+		flush()
 		return out
 	}
-	listed, whole := merged(false), merged(true)
-	if len(listed) == 0 {
-		t.Fatal("merge emitted nothing")
-	}
-	if diff := cmp.Diff(listed, whole, cmp.AllowUnexported(termRow{})); diff != "" {
-		t.Errorf("merge of the listed segments and of the whole table differ (-listed +whole):\n%s", diff)
+	for _, some := range [][]int64{segs, segs[1:], {segs[0], segs[len(segs)-1]}} {
+		got, ref := merged(some, false), merged(some, true)
+		if len(got) == 0 {
+			t.Fatalf("merge of segments %v emitted nothing", some)
+		}
+		if diff := cmp.Diff(ref, got, cmp.AllowUnexported(termRow{})); diff != "" {
+			t.Errorf("merge of segments %v differs from SQLite's sorted rows (-sorted +merged):\n%s", some, diff)
+		}
 	}
 	if st, err := db.CompactPostings(ctx); err != nil || st.Segments != len(segs) || st.Dropped == 0 {
 		t.Fatalf("CompactPostings = %+v, %v; want %d segments merged, dead entries dropped", st, err, len(segs))
 	}
 	if diff := cmp.Diff(want, liveEntries(t, db), cmp.AllowUnexported(posting{})); diff != "" {
 		t.Errorf("live entries changed by the merge (-before +after):\n%s", diff)
+	}
+}
+
+// TestPostingsQueryPlans checks that every read of the postings table
+// looks its rows up by key: a term in a segment, or one segment's range,
+// never a scan of the table (a plan that scanned each segment for the
+// query's terms gave the same answers, only slower).
+func TestPostingsQueryPlans(t *testing.T) {
+	t.Parallel()
+	db := mergeFixture(t, 2)
+	for _, q := range []struct {
+		query string
+		args  []any
+		want  string
+	}{
+		{postingsQuery, []any{`["a","b"]`}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
+		{termRowsQuery(2), []any{"a", "b"}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
+		{docFreqsQuery(2), []any{"a", "b"}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
+		{segRowsQuery, []any{1}, "SEARCH p USING PRIMARY KEY (seg=?)"},
+		{segCountsQuery, []any{1}, "SEARCH p USING PRIMARY KEY (seg=?)"},
+	} {
+		var plan []string
+		if err := each(t.Context(), db.r, "plan", "EXPLAIN QUERY PLAN "+q.query, q.args, func(rows *sql.Rows) error {
+			var id, parent, unused int
+			var detail string
+			err := rows.Scan(&id, &parent, &unused, &detail)
+			plan = append(plan, detail)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(plan, q.want) || slices.ContainsFunc(plan, func(s string) bool { return strings.Contains(s, "TEMP B-TREE FOR ORDER BY") }) {
+			t.Errorf("plan of %s:\n  %s\nwant a step %q and no sort", q.query, strings.Join(plan, "\n  "), q.want)
+		}
 	}
 }

@@ -3,7 +3,7 @@ package store
 // ctx's BM25 index: an inverted index of the chunks' analyzed terms kept
 // in SQLite, scored in Go.
 //
-// Layout (schema 10). Each [DB.Apply] that writes chunks adds one
+// Layout (schema 14). Each [DB.Apply] that writes chunks adds one
 // segment: for every term of its chunks, one postings row (term, seg, n,
 // data) whose data lists the n chunks holding the term, in ascending id
 // order:
@@ -21,9 +21,13 @@ package store
 // chunk's token count in every entry and a separate mask byte); chunks'
 // token counts are kept once per chunk instead (doclens.go).
 //
-// The table is WITHOUT ROWID, keyed by (term, seg), so the term is stored
-// once (a rowid table needs a second index on (term, seg), which holds
-// every term again: 7.3 MB there). Such a table keeps whole rows in its
+// The table is WITHOUT ROWID, keyed by (seg, term) (schema 14), so the
+// term is stored once (a rowid table needs a second index on the key,
+// which holds every term again: 7.3 MB there), and a new segment's rows,
+// written in term order, are appended after every earlier segment's
+// instead of being spread among them. A search looks each term up in each
+// segment (few: the compaction policy below); merges read each segment's
+// rows in term order and merge them ([scanTerms]). Such a table keeps whole rows in its
 // b-tree, inner pages included, which holds long rows badly (the old rows
 // as one WITHOUT ROWID table took 45.8 MB, 6.9 MB of it unused overflow
 // space), so a row whose data is longer than maxInlinePostings keeps it in
@@ -435,7 +439,7 @@ func (db *DB) termRows(ctx context.Context, terms []string) (map[string][][]byte
 // of the same commit as something else).
 func termRowsOf(ctx context.Context, conn querier, terms []string) (map[string][][]byte, error) {
 	out := make(map[string][][]byte, len(terms))
-	err := each(ctx, conn, "postings", `SELECT p.term, `+postingsData+` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.term IN `+placeholders(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
+	err := each(ctx, conn, "postings", termRowsQuery(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 		var t string
 		var data []byte
 		err := rows.Scan(&t, &data)
@@ -443,6 +447,17 @@ func termRowsOf(ctx context.Context, conn querier, terms []string) (map[string][
 		return err
 	})
 	return out, err
+}
+
+// termRowsQuery reads the rows of n terms (n placeholders), each term
+// looked up in each segment.
+func termRowsQuery(n int) string {
+	return `SELECT p.term, ` + postingsData + ` FROM segments s CROSS JOIN postings p ON p.seg = s.seg AND p.term IN ` + placeholders(n) + ` LEFT JOIN postings_big b ON b.id = p.big`
+}
+
+// docFreqsQuery sums the entries of n terms' rows (n placeholders).
+func docFreqsQuery(n int) string {
+	return `SELECT p.term, sum(p.n) FROM segments s CROSS JOIN postings p ON p.seg = s.seg AND p.term IN ` + placeholders(n) + ` GROUP BY p.term`
 }
 
 // TermChunks returns the ids of the live chunks holding term in one of
@@ -490,7 +505,7 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 		return nil, fmt.Errorf("document frequencies: %w", err)
 	}
 	if len(dead) == 0 {
-		err := each(ctx, tx, "document frequencies", `SELECT term, sum(n) FROM postings WHERE term IN `+placeholders(len(terms))+` GROUP BY term`, stringArgs(terms), func(rows *sql.Rows) error {
+		err := each(ctx, tx, "document frequencies", docFreqsQuery(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
 			var t string
 			var n int
 			err := rows.Scan(&t, &n)
@@ -513,11 +528,18 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 	return out, nil
 }
 
+// segmentList returns the numbers of the BM25 index's segments,
+// ascending.
+func segmentList(ctx context.Context, conn querier) ([]int64, error) {
+	return collect(ctx, conn, "BM25 segments", `SELECT seg FROM segments ORDER BY seg`, nil, func(rows *sql.Rows, s *int64) error { return rows.Scan(s) })
+}
+
 // Vocabulary calls each with every term of the BM25 index and its
 // document frequency (live chunks holding it, as [DB.DocFreqs] counts),
 // in term order, from one read transaction; terms that only deleted
-// chunks held are left out. An error from each stops the scan. On the Go
-// standard library (290k terms) it reads the postings table once.
+// chunks held are left out. An error from each stops the scan and is
+// returned as is. On the Go standard library (290k terms) it reads the
+// postings table once ([scanTerms]).
 func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) error) error {
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -528,15 +550,10 @@ func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) err
 	if err != nil {
 		return fmt.Errorf("vocabulary: %w", err)
 	}
-	q := `SELECT p.term, p.n, ` + postingsData + ` FROM postings p LEFT JOIN postings_big b ON b.id = p.big ORDER BY p.term`
-	if len(dead) == 0 {
-		q = `SELECT term, sum(n), x'' FROM postings GROUP BY term ORDER BY term`
-	}
-	rows, err := tx.QueryContext(ctx, q)
+	segs, err := segmentList(ctx, tx)
 	if err != nil {
-		return fmt.Errorf("vocabulary: %v", err)
+		return fmt.Errorf("vocabulary: %w", err)
 	}
-	defer rows.Close()
 	cur, df := "", 0
 	flush := func() error {
 		if cur == "" || df == 0 {
@@ -544,35 +561,32 @@ func (db *DB) Vocabulary(ctx context.Context, each func(term string, df int) err
 		}
 		return each(cur, df)
 	}
-	for rows.Next() {
-		var t string
-		var n int
-		var data []byte
-		if err := rows.Scan(&t, &n, &data); err != nil {
-			return fmt.Errorf("vocabulary: %v", err)
-		}
-		if t != cur {
+	var stop error // each's error, returned as is
+	err = scanTerms(ctx, tx, segs, len(dead) > 0, func(r segRow) error {
+		if r.term != cur {
 			if err := flush(); err != nil {
+				stop = err
 				return err
 			}
-			cur, df = t, 0
+			cur, df = r.term, 0
 		}
 		if len(dead) == 0 {
-			df += n
-			continue
+			df += r.n
+			return nil
 		}
-		if err := livePostings([][]byte{data}, dead, allColumns, func(*posting) { df++ }); err != nil {
-			return fmt.Errorf("vocabulary: term %q: %w", t, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("vocabulary: %v", err)
+		return livePostings([][]byte{r.data}, dead, allColumns, func(*posting) { df++ })
+	})
+	switch {
+	case stop != nil:
+		return stop
+	case err != nil:
+		return fmt.Errorf("vocabulary: term %q: %w", cur, err)
 	}
 	return flush()
 }
 
 // postingsTable returns the definition of a postings table named name
-// (the layout of schema 10; the migration to it spells out the same
+// (the layout of schema 14; the migration to it spells out the same
 // statement).
 func postingsTable(name string) string {
 	return `CREATE TABLE ` + name + `(
@@ -581,7 +595,7 @@ func postingsTable(name string) string {
   n INTEGER NOT NULL,
   data BLOB,
   big INTEGER,
-  PRIMARY KEY(term, seg)
+  PRIMARY KEY(seg, term)
 ) WITHOUT ROWID`
 }
 
@@ -597,17 +611,13 @@ func postingsBigTable(name string) string {
 // postings or dead chunks are more than a twentieth of the live ones, so
 // a search reads few rows per term and few dead entries. (Measured on the
 // Go standard library's index: 27 unmerged segments of a cold run cost a
-// search 1.3 ms more at the median than one.)
+// search 1.3 ms more at the median than one; a search now looks each term
+// up in each segment.) Merging the small segments reads and deletes only
+// their own key ranges, so it costs what they hold.
 const (
 	maxSegments    = 8
 	fullMergeRatio = 0.25
 	deadMergeRatio = 0.05
-	// maxLightSegments is where the light policy merges the small
-	// segments: deleting the merged segments' rows scans every posting
-	// (0.2-0.4 s on the Go tree), so a watcher's
-	// runs put it off until this many accumulate, or until the next
-	// CompactPostings.
-	maxLightSegments = 64
 )
 
 // CompactStats describes one [DB.CompactPostings] call.
@@ -625,9 +635,9 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 
 // CompactPostingsLight is [DB.CompactPostings] for a run of a few files:
 // no full merge (it rewrites every posting, 2-3 s on the Go tree; the
-// search reads dead entries correctly meanwhile), and the small segments
-// are merged only once there are more than maxLightSegments. The next
-// CompactPostings does the rest.
+// search reads dead entries correctly meanwhile); the small segments are
+// merged as CompactPostings merges them. The next CompactPostings does
+// the rest.
 func (db *DB) CompactPostingsLight(ctx context.Context) (CompactStats, error) {
 	return db.compact(ctx, true)
 }
@@ -667,7 +677,7 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		for _, s := range segs {
 			merge = append(merge, s.seg)
 		}
-	case len(segs) > maxSegments && !light || len(segs) > maxLightSegments:
+	case len(segs) > maxSegments:
 		for _, s := range segs[1:] {
 			merge = append(merge, s.seg)
 		}
@@ -731,7 +741,7 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		return ins.add(ctx, r.term, seg, r.n, r.data)
 	}
 	m := merger{dead: dead}
-	if err := mergeRows(ctx, tx, merge, full, &m, emit); err != nil {
+	if err := mergeRows(ctx, tx, merge, &m, emit); err != nil {
 		return st, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
 	if err := ins.flush(ctx); err != nil {

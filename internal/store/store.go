@@ -45,7 +45,8 @@ import (
 //	11: vectors of live chunks may be folded into the vector file (meta vector_base).
 //	12: 16-byte embedding keys; vector file version 5 (7-bit rows).
 //	13: kinds as integer codes; a chunk's symbol NULL when it is its name.
-const SchemaVersion = 13
+//	14: postings keyed by (seg, term): a new segment is appended.
+const SchemaVersion = 14
 
 // MinReadableSchema is the oldest schema this build can migrate from.
 const MinReadableSchema = 1
