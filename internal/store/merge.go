@@ -56,10 +56,17 @@ type segRow struct {
 // segRowsQuery reads one segment's rows in term order: the table's key is
 // (seg, term), so it walks one key range, a run of pages, in sequence.
 const (
-	segRowsQuery     = `SELECT p.term, p.n, ` + postingsData + ` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.seg = ? ORDER BY p.term`
-	segCountsQuery   = `SELECT p.term, p.n, x'' FROM postings p WHERE p.seg = ? ORDER BY p.term`
-	maxOpenSegCursor = 1 << 12 // far more segments than the compaction policy lets accumulate
+	segRowsQuery   = `SELECT p.term, p.n, ` + postingsData + ` FROM postings p LEFT JOIN postings_big b ON b.id = p.big WHERE p.seg = ? ORDER BY p.term`
+	segCountsQuery = `SELECT p.term, p.n, x'' FROM postings p WHERE p.seg = ? ORDER BY p.term`
 )
+
+// maxMergeSegments is the most segments [scanTerms] reads at once, each
+// through a statement of its own. A cold run writes a segment per 16,384
+// chunks (index.writeBatchChunks): 96 for ten copies of the Go standard
+// library, so this covers repositories 40 times larger; past it, a merge
+// takes the smallest this many first ([DB.CompactPostings]; tests lower
+// it through DB.mergeCap).
+const maxMergeSegments = 1 << 12
 
 // scanTerms calls f with every postings row of the segments segs in
 // (term, seg) order: a k-way merge of one cursor per segment, all open
@@ -67,9 +74,6 @@ const (
 // false leaves segRow.data empty and reads no long data. An error from f
 // stops the scan and is returned as is; SQLite's are wrapped.
 func scanTerms(ctx context.Context, conn querier, segs []int64, withData bool, f func(segRow) error) error {
-	if len(segs) > maxOpenSegCursor {
-		return fmt.Errorf("%d segments to read at once, at most %d", len(segs), maxOpenSegCursor)
-	}
 	q := segRowsQuery
 	if !withData {
 		q = segCountsQuery

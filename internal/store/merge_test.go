@@ -236,3 +236,35 @@ func TestPostingsQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactCapped: with more segments than one merge reads at once,
+// CompactPostings merges the smallest first, a transaction each, and
+// still ends with the policy met and every live entry kept.
+func TestCompactCapped(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := mergeFixture(t, 7)
+	want := liveEntries(t, db)
+	before, err := segmentList(ctx, db.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.mergeCap = 3
+	st, err := db.CompactPostings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := segmentList(ctx, db.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every segment was merged at least once, the smallest before the
+	// last merge took the rest: more merges than segments.
+	if len(after) != 1 || st.Segments <= len(before) || st.Dropped == 0 {
+		t.Errorf("CompactPostings over %d segments, at most 3 a merge = %+v, leaving %d segments; want one segment, more than %d merged, dead entries dropped",
+			len(before), st, len(after), len(before))
+	}
+	if diff := cmp.Diff(want, liveEntries(t, db), cmp.AllowUnexported(posting{})); diff != "" {
+		t.Errorf("live entries changed by the capped merges (-before +after):\n%s", diff)
+	}
+}

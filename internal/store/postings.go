@@ -630,7 +630,7 @@ type CompactStats struct {
 // transaction, and reports what it did. The indexer calls it at the end
 // of each run.
 func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
-	return db.compact(ctx, false)
+	return db.compactAll(ctx, false)
 }
 
 // CompactPostingsLight is [DB.CompactPostings] for a run of a few files:
@@ -639,17 +639,33 @@ func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 // merged as CompactPostings merges them. The next CompactPostings does
 // the rest.
 func (db *DB) CompactPostingsLight(ctx context.Context) (CompactStats, error) {
-	return db.compact(ctx, true)
+	return db.compactAll(ctx, true)
 }
 
-func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
-	var st CompactStats
+// compactAll compacts until the policy is met: more than
+// maxMergeSegments segments to merge take one transaction per this many.
+func (db *DB) compactAll(ctx context.Context, light bool) (CompactStats, error) {
+	var all CompactStats
+	for {
+		st, more, err := db.compact(ctx, light)
+		all.Segments += st.Segments
+		all.Dropped += st.Dropped
+		if err != nil || !more {
+			return all, err
+		}
+	}
+}
+
+// compact merges segments by the policy in one transaction; more is true
+// when it merged only the smallest maxMergeSegments of those the policy
+// named, and the caller should compact again.
+func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bool, err error) {
 	if db.w == nil {
-		return st, ErrReadOnly
+		return st, false, ErrReadOnly
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	defer tx.Rollback()
 	type segment struct{ seg, docs, postings int64 }
@@ -657,11 +673,11 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		return rows.Scan(&s.seg, &s.docs, &s.postings)
 	})
 	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %w", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
 	var nDead, live int64
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM dead), docs FROM bm25_stats`).Scan(&nDead, &live); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	var rest int64
 	for _, s := range segs[min(1, len(segs)):] {
@@ -683,28 +699,42 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		}
 	}
 	if len(merge) == 0 {
-		return st, nil
+		return st, false, nil
+	}
+	// A merge reads all its segments at once (scanTerms): past
+	// maxMergeSegments, the smallest that many are merged now, as a
+	// partial merge, and the caller compacts again.
+	if limit := cmp.Or(db.mergeCap, maxMergeSegments); len(merge) > limit {
+		full, more = false, true
+		merge = merge[len(merge)-limit:] // segs are largest first
 	}
 	docs := live
 	if !full {
 		docs = 0
-		for _, s := range segs[1:] {
-			docs += s.docs
+		merged := make(map[int64]bool, len(merge))
+		for _, s := range merge {
+			merged[s] = true
+		}
+		for _, s := range segs {
+			if merged[s.seg] {
+				docs += s.docs
+			}
 		}
 	}
 	dead, err := deadChunks(ctx, tx)
 	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %w", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
 	seg, err := newSegment(ctx, tx, 0, 0)
 	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 
 	// A full merge streams into a new pair of tables that replaces the
 	// old one (dropping a table is much cheaper than deleting its rows one
-	// by one); a partial one keeps its few rows in memory until its reads
-	// are done, then deletes the merged rows.
+	// by one); a partial one streams into the postings table itself (the
+	// new segment's key range is past every segment being read, so no
+	// cursor of the merge meets its rows), then deletes the merged rows.
 	//
 	// The new postings table is then copied whole into the one that
 	// replaces the old: rows inserted one by one, even in key order,
@@ -720,32 +750,27 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 		target, bigTarget = "postings_merged", "postings_merged_big"
 		for _, q := range []string{postingsTable(target), postingsBigTable(bigTarget)} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 			}
 		}
 	}
-	var pending []termRow
 	var postings, bytes int64
 	ins, err := newPostingsWriter(ctx, tx, target, bigTarget)
 	if err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	defer ins.close()
 	emit := func(r termRow) error {
 		postings += int64(r.n)
 		bytes += int64(len(r.data))
-		if !full {
-			pending = append(pending, r)
-			return nil
-		}
 		return ins.add(ctx, r.term, seg, r.n, r.data)
 	}
 	m := merger{dead: dead}
 	if err := mergeRows(ctx, tx, merge, &m, emit); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %w", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
 	if err := ins.flush(ctx); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	segList, _ := json.Marshal(merge)
 	where := `WHERE seg IN (SELECT value FROM json_each(?))`
@@ -774,7 +799,7 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 			`REINDEX files`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 			}
 		}
 	} else {
@@ -784,35 +809,27 @@ func (db *DB) compact(ctx context.Context, light bool) (CompactStats, error) {
 			`DELETE FROM segments ` + where,
 		} {
 			if _, err := tx.ExecContext(ctx, q, string(segList)); err != nil {
-				return st, fmt.Errorf("compacting the BM25 index: %v", err)
+				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 			}
-		}
-		for _, r := range pending {
-			if err := ins.add(ctx, r.term, seg, r.n, r.data); err != nil {
-				return st, fmt.Errorf("compacting the BM25 index: %v", err)
-			}
-		}
-		if err := ins.flush(ctx); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	}
 	// A merged segment's docs: the live chunks for a full merge, the sum
 	// of the merged segments' counts (deleted chunks included) otherwise.
 	if err := recordSegment(ctx, tx, seg, docs, postings, bytes); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return st, fmt.Errorf("compacting the BM25 index: %v", err)
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
 	st.Segments = len(merge)
 	if full {
 		// The old segments' pages are free now: return them (a no-op in
 		// databases created before auto_vacuum was set).
 		if _, err := db.w.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
-			return st, fmt.Errorf("compacting the BM25 index: releasing free pages: %v", err)
+			return st, false, fmt.Errorf("compacting the BM25 index: releasing free pages: %v", err)
 		}
 	}
-	return st, nil
+	return st, more, nil
 }
 
 // merger merges one term's postings rows into one.

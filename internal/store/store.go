@@ -107,6 +107,8 @@ type DB struct {
 	// search holds SearchBM25's prepared statements (a pointer, as
 	// docLens).
 	search *searchStmts
+	// mergeCap, when not 0, replaces maxMergeSegments (tests).
+	mergeCap int
 }
 
 // headStmt is a statement prepared once on the read pool.
