@@ -157,7 +157,8 @@ const (
 	// postingsQuery returns each row of the terms of a JSON array: the
 	// term's index in the array, the row's entry count and its data. The
 	// table's key is (seg, term), so it looks each term up in each
-	// segment (CROSS JOIN fixes the loops: segments, terms, then one key lookup).
+	// segment (CROSS JOIN fixes the loops: segments, terms, then one key
+	// lookup).
 	postingsQuery = `SELECT j.key, p.n, ` + postingsData + ` FROM segments s CROSS JOIN json_each(?) j CROSS JOIN postings p ON p.seg = s.seg AND p.term = j.value LEFT JOIN postings_big b ON b.id = p.big`
 )
 

@@ -27,12 +27,12 @@ package store
 // written in term order, are appended after every earlier segment's
 // instead of being spread among them. A search looks each term up in each
 // segment (few: the compaction policy below); merges read each segment's
-// rows in term order and merge them ([scanTerms]). Such a table keeps whole rows in its
-// b-tree, inner pages included, which holds long rows badly (the old rows
-// as one WITHOUT ROWID table took 45.8 MB, 6.9 MB of it unused overflow
-// space), so a row whose data is longer than maxInlinePostings keeps it in
-// postings_big(id, data), a rowid table, and names it by id in big (data
-// is then NULL). On the Go standard library the two tables take 25.1 MB
+// rows in term order and merge them ([scanTerms]). Such a table keeps
+// whole rows in its b-tree, inner pages included, which holds long rows
+// badly (the old rows as one WITHOUT ROWID table took 45.8 MB, 6.9 MB of
+// it unused overflow space), so a row whose data is longer than
+// maxInlinePostings keeps it in postings_big(id, data), a rowid table,
+// and names it by id in big (data is then NULL). On the Go standard library the two tables take 25.1 MB
 // (postings 11.0, postings_big 14.1) where the rowid table and its index
 // took 47.9 MB.
 //
@@ -627,7 +627,8 @@ type CompactStats struct {
 }
 
 // CompactPostings merges BM25 segments by the compaction policy, in one
-// transaction, and reports what it did. The indexer calls it at the end
+// transaction (one per maxMergeSegments segments past that many), and
+// reports what it did. The indexer calls it at the end
 // of each run.
 func (db *DB) CompactPostings(ctx context.Context) (CompactStats, error) {
 	return db.compactAll(ctx, false)
@@ -683,42 +684,36 @@ func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bo
 	for _, s := range segs[min(1, len(segs)):] {
 		rest += s.postings
 	}
-	var merge []int64
+	// pick is the segments to merge: a suffix of segs (largest first).
+	var pick []segment
 	full := false
 	switch {
 	case len(segs) == 0:
 	case !light && (nDead > 0 && float64(nDead) > deadMergeRatio*float64(live) ||
 		len(segs) > 1 && float64(rest) > fullMergeRatio*float64(segs[0].postings)):
-		full = true
-		for _, s := range segs {
-			merge = append(merge, s.seg)
-		}
+		full, pick = true, segs
 	case len(segs) > maxSegments:
-		for _, s := range segs[1:] {
-			merge = append(merge, s.seg)
-		}
+		pick = segs[1:]
 	}
-	if len(merge) == 0 {
+	if len(pick) == 0 {
 		return st, false, nil
 	}
 	// A merge reads all its segments at once (scanTerms): past
 	// maxMergeSegments, the smallest that many are merged now, as a
 	// partial merge, and the caller compacts again.
-	if limit := cmp.Or(db.mergeCap, maxMergeSegments); len(merge) > limit {
+	if limit := cmp.Or(db.mergeCap, maxMergeSegments); len(pick) > limit {
 		full, more = false, true
-		merge = merge[len(merge)-limit:] // segs are largest first
+		pick = pick[len(pick)-limit:]
 	}
+	merge := make([]int64, len(pick))
 	docs := live
 	if !full {
 		docs = 0
-		merged := make(map[int64]bool, len(merge))
-		for _, s := range merge {
-			merged[s] = true
-		}
-		for _, s := range segs {
-			if merged[s.seg] {
-				docs += s.docs
-			}
+	}
+	for i, s := range pick {
+		merge[i] = s.seg
+		if !full {
+			docs += s.docs
 		}
 	}
 	dead, err := deadChunks(ctx, tx)
