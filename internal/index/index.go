@@ -246,6 +246,13 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 	report(opts.Phase, Phase{Name: PhaseDiscover, Done: plan.Discovered, Total: plan.Discovered, Unit: "files", End: true})
 	report(opts.Phase, Phase{Name: PhaseChunk, Total: len(plan.Todo), Unit: "files"})
 	stored, todo := plan.stored, plan.Todo
+	if len(stored) == 0 && len(todo) > 0 {
+		// A cold run: the name and import-target indexes are built once
+		// at its end, from sorted keys (see store.DeferLookupIndexes).
+		if _, err := db.DeferLookupIndexes(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// Embeddings already stored, looked up by content key so unchanged
 	// text is never embedded again. Read once: workers only read it, and
 	// keys this run adds are deduplicated by the store.
@@ -462,6 +469,11 @@ func Run(ctx context.Context, db *store.DB, root string, opts *Options) (*Stats,
 		beside.Go(func() { opts.WhileMerging(ctx) })
 	}
 	cs, err := compact(ctx)
+	if err == nil {
+		// A no-op unless this run or an interrupted one deferred them and
+		// the merge was not a full one.
+		_, err = db.BuildLookupIndexes(ctx)
+	}
 	beside.Wait()
 	if err != nil {
 		return nil, err

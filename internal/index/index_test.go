@@ -198,6 +198,11 @@ func TestRunFresh(t *testing.T) {
 	if diff := cmp.Diff(fixtureFiles, storedPaths(t, db)); diff != "" {
 		t.Errorf("stored files (-want +got):\n%s", diff)
 	}
+	// The cold run deferred the name and import-target indexes and built
+	// them at its end.
+	if n, err := db.BuildLookupIndexes(t.Context()); err != nil || n != 0 {
+		t.Errorf("after a cold run, %d lookup indexes were missing (%v)", n, err)
+	}
 
 	c, err := db.Count(t.Context())
 	if err != nil {
@@ -720,10 +725,14 @@ func TestRunCanceled(t *testing.T) {
 				t.Errorf("%s stored without chunks", p)
 			}
 		}
-		// The next run finishes the job.
+		// The next run finishes the job, lookup indexes included (the
+		// canceled cold run dropped them).
 		st = run(t, db, root, nil)
 		if got := len(storedPaths(t, db)); got != st.Discovered {
 			t.Errorf("after a full run %d files stored, want %d", got, st.Discovered)
+		}
+		if n, err := db.BuildLookupIndexes(t.Context()); err != nil || n != 0 {
+			t.Errorf("after a full run, %d lookup indexes were missing (%v)", n, err)
 		}
 	})
 }

@@ -784,15 +784,26 @@ func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bo
 			`DELETE FROM dead`,
 			// Pages of no live chunk are never read again.
 			`DELETE FROM doclens WHERE page NOT IN (SELECT DISTINCT id >> ` + fmt.Sprint(docPageBits) + ` FROM chunks WHERE ntok > 0)`,
-			// The secondary indexes, whose entries were inserted in no
-			// key order (pages about 87% full), are built again from
-			// sorted entries, as the postings were: 0.5 MB less on the
-			// Go standard library's index.
-			`REINDEX chunks_name`,
-			`REINDEX names`,
-			`REINDEX imports`,
-			`REINDEX files`,
 		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
+			}
+		}
+		// The secondary indexes, whose entries were inserted in no key
+		// order (pages about 87% full), are built again from sorted
+		// entries, as the postings were: 0.5 MB less on the Go standard
+		// library's index. The lookup indexes are dropped first and
+		// created last, so each is built once, also when a cold run
+		// deferred it.
+		var rebuild []string
+		for _, ix := range lookupIndexes {
+			rebuild = append(rebuild, `DROP INDEX IF EXISTS `+ix.name)
+		}
+		rebuild = append(rebuild, `REINDEX names`, `REINDEX imports`, `REINDEX files`)
+		for _, ix := range lookupIndexes {
+			rebuild = append(rebuild, ix.ddl)
+		}
+		for _, q := range rebuild {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 			}
