@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -44,62 +45,60 @@ type ImportScope struct {
 // not nil only for the imports it names, and stores the answers that
 // changed, in one transaction. It returns the number of imports in the
 // whole index, of internal ones and of internal ones that resolved.
+// Imports are read and written resolveImportsPage rows at a time, so
+// memory does not grow with the repository.
 func (db *DB) ResolveImports(ctx context.Context, scope *ImportScope, resolve func(ImportRow) Resolution) (total, internal, resolved int, err error) {
 	if db.w == nil {
 		return 0, 0, 0, ErrReadOnly
 	}
-	query, args := importCols, []any(nil)
+	query, args := importCols+` WHERE i.rowid > ?1`, []any(nil)
 	if scope != nil {
 		files, _ := json.Marshal(append([]string{}, scope.Files...))
 		targets, _ := json.Marshal(append([]string{}, scope.Targets...))
-		query += ` WHERE f.path IN (SELECT value FROM json_each(?1)) OR (?2 AND i.target = '') OR i.target IN (SELECT value FROM json_each(?3))`
+		query += ` AND (f.path IN (SELECT value FROM json_each(?3)) OR (?4 AND i.target = '') OR i.target IN (SELECT value FROM json_each(?5)))`
 		args = []any{string(files), scope.Unresolved, string(targets)}
 	}
-	all, err := collect(ctx, db.w, "imports", query, args, scanImport)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	type change struct {
-		id  int64
-		res Resolution
-	}
-	var changes []change
-	for _, r := range all {
-		res := resolve(r)
-		total++
-		if res.Internal {
-			internal++
-			if res.Target != "" {
-				resolved++
-			}
-		}
-		if res.Target != r.Target || res.Internal != r.Internal {
-			changes = append(changes, change{r.ID, res})
-		}
-	}
-	if scope != nil {
-		defer func() {
-			if err == nil {
-				total, internal, resolved, err = db.importCounts(ctx)
-			}
-		}()
-	}
-	if len(changes) == 0 {
-		return total, internal, resolved, nil
-	}
+	query += ` ORDER BY i.rowid LIMIT ?2`
+	pageRows := cmp.Or(db.importPage, resolveImportsPage)
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `UPDATE imports SET target = ?, internal = ? WHERE rowid = ?`)
+	update, err := tx.PrepareContext(ctx, `UPDATE imports SET target = ?, internal = ? WHERE rowid = ?`)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
 	}
-	defer st.Close()
-	for _, c := range changes {
-		if _, err := st.ExecContext(ctx, c.res.Target, c.res.Internal, c.id); err != nil {
-			return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+	defer update.Close()
+	for after := int64(0); ; {
+		page, err := collect(ctx, tx, "imports", query, append([]any{after, pageRows}, args...), scanImport)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		for _, r := range page {
+			res := resolve(r)
+			total++
+			if res.Internal {
+				internal++
+				if res.Target != "" {
+					resolved++
+				}
+			}
+			if res.Target != r.Target || res.Internal != r.Internal {
+				if _, err := update.ExecContext(ctx, res.Target, res.Internal, r.ID); err != nil {
+					return 0, 0, 0, fmt.Errorf("resolving imports: %v", err)
+				}
+			}
+		}
+		if len(page) < pageRows {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	if scope != nil {
+		// The counts are of the whole index, not of the scope.
+		if total, internal, resolved, err = importCountsIn(ctx, tx); err != nil {
+			return 0, 0, 0, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -108,10 +107,14 @@ func (db *DB) ResolveImports(ctx context.Context, scope *ImportScope, resolve fu
 	return total, internal, resolved, nil
 }
 
-// importCounts counts the stored imports, the internal ones and the
+// resolveImportsPage is how many imports [DB.ResolveImports] holds at
+// once (about 1 MB).
+const resolveImportsPage = 4096
+
+// importCountsIn counts the stored imports, the internal ones and the
 // internal ones that resolved.
-func (db *DB) importCounts(ctx context.Context) (total, internal, resolved int, err error) {
-	err = db.w.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(internal), 0), coalesce(sum(internal AND target <> ''), 0) FROM imports`).Scan(&total, &internal, &resolved)
+func importCountsIn(ctx context.Context, tx *sql.Tx) (total, internal, resolved int, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(internal), 0), coalesce(sum(internal AND target <> ''), 0) FROM imports`).Scan(&total, &internal, &resolved)
 	if err != nil {
 		err = fmt.Errorf("counting imports: %v", err)
 	}

@@ -109,6 +109,8 @@ type DB struct {
 	search *searchStmts
 	// mergeCap, when not 0, replaces maxMergeSegments (tests).
 	mergeCap int
+	// importPage, when not 0, replaces resolveImportsPage (tests).
+	importPage int
 }
 
 // headStmt is a statement prepared once on the read pool.
