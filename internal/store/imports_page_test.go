@@ -3,7 +3,6 @@ package store
 import (
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -14,11 +13,7 @@ import (
 func TestResolveImportsPaged(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTempDB(t)
 	db.importPage = 3
 	var updates []Update
 	for i := range 10 {

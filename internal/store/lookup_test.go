@@ -14,11 +14,7 @@ import (
 func TestDeferLookupIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTempDB(t)
 	present := func() []string {
 		var out []string
 		for _, ix := range lookupIndexes {
@@ -87,12 +83,7 @@ func TestDeferLookupIndexes(t *testing.T) {
 
 	// A full merge builds them too (a cold run's last step), and keeps
 	// them when they exist.
-	db2, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	db = db2
+	db = openTempDB(t)
 	if _, err := db.DeferLookupIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -111,4 +102,16 @@ func TestDeferLookupIndexes(t *testing.T) {
 		}
 	}
 	lookups("merged")
+}
+
+// openTempDB opens a new index in a temporary directory, closed when the
+// test ends.
+func openTempDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
