@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 )
 
 // lookupIndexes are the secondary indexes whose keys arrive in no order
@@ -41,17 +41,15 @@ func (db *DB) DeferLookupIndexes(ctx context.Context) (bool, error) {
 		return false, sqlErr("deferring the lookup indexes", err)
 	}
 	defer tx.Rollback()
-	var any bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM files)`).Scan(&any); err != nil {
+	var hasFiles bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM files)`).Scan(&hasFiles); err != nil {
 		return false, sqlErr("deferring the lookup indexes", err)
 	}
-	if any {
+	if hasFiles {
 		return false, nil
 	}
-	for _, ix := range lookupIndexes {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+ix.name); err != nil {
-			return false, sqlErr("deferring the lookup indexes", err)
-		}
+	if err := dropLookupIndexes(ctx, tx); err != nil {
+		return false, sqlErr("deferring the lookup indexes", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, sqlErr("deferring the lookup indexes", err)
@@ -62,43 +60,53 @@ func (db *DB) DeferLookupIndexes(ctx context.Context) (bool, error) {
 // BuildLookupIndexes creates the lookup indexes a cold run deferred (or
 // one killed before it built them left missing), in one transaction,
 // and reports how many it built: 0 when all exist, which costs one
-// statement each. Errors: the database's.
+// query. Errors: the database's.
 func (db *DB) BuildLookupIndexes(ctx context.Context) (int, error) {
 	if db.w == nil {
 		return 0, ErrReadOnly
-	}
-	missing, err := db.missingLookupIndexes(ctx)
-	if err != nil || len(missing) == 0 {
-		return 0, err
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, sqlErr("building the lookup indexes", err)
 	}
 	defer tx.Rollback()
-	for _, ddl := range missing {
-		if _, err := tx.ExecContext(ctx, ddl); err != nil {
-			return 0, sqlErr("building the lookup indexes", err)
-		}
+	names := make([]any, len(lookupIndexes))
+	for i, ix := range lookupIndexes {
+		names[i] = ix.name
+	}
+	var have int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN `+placeholders(len(names)), names...).Scan(&have); err != nil {
+		return 0, sqlErr("building the lookup indexes", err)
+	}
+	if have == len(lookupIndexes) {
+		return 0, nil
+	}
+	if err := createLookupIndexes(ctx, tx); err != nil {
+		return 0, sqlErr("building the lookup indexes", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, sqlErr("building the lookup indexes", err)
 	}
-	return len(missing), nil
+	return len(lookupIndexes) - have, nil
 }
 
-// missingLookupIndexes returns the DDL of each lookup index the database
-// lacks.
-func (db *DB) missingLookupIndexes(ctx context.Context) ([]string, error) {
-	var missing []string
+// dropLookupIndexes drops the lookup indexes that exist.
+func dropLookupIndexes(ctx context.Context, tx *sql.Tx) error {
 	for _, ix := range lookupIndexes {
-		var n int
-		if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, ix.name).Scan(&n); err != nil {
-			return nil, sqlErr(fmt.Sprintf("reading index %s", ix.name), err)
-		}
-		if n == 0 {
-			missing = append(missing, ix.ddl)
+		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+ix.name); err != nil {
+			return err
 		}
 	}
-	return missing, nil
+	return nil
+}
+
+// createLookupIndexes creates the lookup indexes that do not exist, each
+// from its sorted keys.
+func createLookupIndexes(ctx context.Context, tx *sql.Tx) error {
+	for _, ix := range lookupIndexes {
+		if _, err := tx.ExecContext(ctx, ix.ddl); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -795,18 +795,17 @@ func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bo
 		// library's index. The lookup indexes are dropped first and
 		// created last, so each is built once, also when a cold run
 		// deferred it.
-		var rebuild []string
-		for _, ix := range lookupIndexes {
-			rebuild = append(rebuild, `DROP INDEX IF EXISTS `+ix.name)
-		}
-		rebuild = append(rebuild, `REINDEX names`, `REINDEX imports`, `REINDEX files`)
-		for _, ix := range lookupIndexes {
-			rebuild = append(rebuild, ix.ddl)
-		}
-		for _, q := range rebuild {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
+		err = dropLookupIndexes(ctx, tx)
+		for _, table := range []string{"names", "imports", "files"} {
+			if err == nil {
+				_, err = tx.ExecContext(ctx, `REINDEX `+table)
 			}
+		}
+		if err == nil {
+			err = createLookupIndexes(ctx, tx)
+		}
+		if err != nil {
+			return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 		}
 	} else {
 		for _, q := range []string{
