@@ -735,21 +735,51 @@ func EmbedText(path string, c chunk.Chunk, code string) string {
 const tfCap = 3
 
 // cappedTerms is joinTerms with each distinct term written at most max
-// times.
+// times (max ≤ 255).
 func cappedTerms(text string, max int) string {
+	tc := termCountPool.Get().(*termCounts)
+	defer tc.release()
 	var b strings.Builder
-	counts := map[string]int{}
+	b.Grow(len(text))
 	analyze.Terms(text, func(term string) {
-		if counts[term] >= max {
+		// One map lookup for a term seen before, the common case; a
+		// lookup and an insert for a new one.
+		i, seen := tc.index[term]
+		switch {
+		case !seen:
+			tc.index[term] = int32(len(tc.count))
+			tc.count = append(tc.count, 1)
+		case int(tc.count[i]) >= max:
 			return
+		default:
+			tc.count[i]++
 		}
-		counts[term]++
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(term)
 	})
 	return b.String()
+}
+
+// termCounts counts one chunk's terms for [cappedTerms]: count[index[t]]
+// is how many times term t was written. Kept in a pool, so a chunk's map
+// starts at the size earlier chunks grew it to instead of growing again
+// (a new map per chunk spent a third of cappedTerms' time inserting and
+// growing).
+type termCounts struct {
+	index map[string]int32
+	count []uint8
+}
+
+var termCountPool = sync.Pool{New: func() any { return &termCounts{index: map[string]int32{}} }}
+
+// release empties tc (its keys view the chunk's text) and returns it to
+// the pool.
+func (tc *termCounts) release() {
+	clear(tc.index)
+	tc.count = tc.count[:0]
+	termCountPool.Put(tc)
 }
 
 func joinTerms(texts ...string) string {
