@@ -19,18 +19,80 @@ type termRow struct {
 // mergeRows merges the postings rows of the segments segs, calling emit
 // with each term's merged row (m merges them), in term order. It reads
 // the segments with [scanTerms], so each segment's pages are read in
-// sequence and the other segments' not at all. Errors: SQLite failures
-// and corrupt postings.
-func mergeRows(ctx context.Context, tx *sql.Tx, segs []int64, m *merger, emit func(termRow) error) error {
-	var cur string
+// sequence and the other segments' not at all.
+//
+// Reading and merging run in a goroutine of their own, mergeBatch rows
+// ahead of emit, so that on a second core they overlap the writing of
+// the rows before. Measured on a cold index of the Go standard library
+// (10 segments, 3 alternating runs each): one after the other, reading
+// took 0.72-0.84 s and writing 0.61-0.67 s, 1.36-1.51 s in all;
+// overlapped, 1.17-1.29 s (the two SQLite connections slow each other:
+// writing alone then takes about 1 s). read is what that goroutine
+// reads through: a read transaction that sees the segments as committed,
+// never the connection emit writes through (one SQLite connection runs
+// one statement at a time). m is the goroutine's until mergeRows returns.
+// Errors: SQLite failures, corrupt postings, and emit's (which stops the
+// reading).
+func mergeRows(ctx context.Context, read querier, segs []int64, m *merger, emit func(termRow) error) error {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []termRow, 2)
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = readMerged(rctx, read, segs, m, func(b []termRow) bool {
+			select {
+			case batches <- b:
+				return true
+			case <-rctx.Done():
+				return false
+			}
+		})
+	}()
+	var emitErr error
+	for b := range batches {
+		for _, r := range b {
+			if emitErr != nil {
+				break
+			}
+			if emitErr = emit(r); emitErr != nil {
+				cancel() // the reader stops; the loop drains what it sent
+			}
+		}
+	}
+	// The channel is closed once the reader has returned: readErr is set.
+	if emitErr != nil {
+		return emitErr
+	}
+	return readErr
+}
+
+// mergeBatch is how many merged rows [mergeRows] hands over at once.
+const mergeBatch = 256
+
+// readMerged is [mergeRows]' reading half: it calls send with the merged
+// rows in term order, mergeBatch at a time (the last batch shorter), and
+// stops when send returns false (the context is then done).
+func readMerged(ctx context.Context, read querier, segs []int64, m *merger, send func([]termRow) bool) error {
+	var (
+		cur   string
+		batch []termRow
+	)
 	flush := func() error {
 		r, ok, err := m.flush()
 		if err != nil || !ok {
 			return err
 		}
-		return emit(termRow{cur, r.n, r.data})
+		batch = append(batch, termRow{cur, r.n, r.data})
+		if len(batch) == mergeBatch {
+			if !send(batch) {
+				return ctx.Err()
+			}
+			batch = make([]termRow, 0, mergeBatch)
+		}
+		return nil
 	}
-	if err := scanTerms(ctx, tx, segs, true, func(r segRow) error {
+	if err := scanTerms(ctx, read, segs, true, func(r segRow) error {
 		if r.term != cur {
 			if err := flush(); err != nil {
 				return err
@@ -42,7 +104,13 @@ func mergeRows(ctx context.Context, tx *sql.Tx, segs []int64, m *merger, emit fu
 	}); err != nil {
 		return fmt.Errorf("merging postings: %w", err)
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return fmt.Errorf("merging postings: %w", err)
+	}
+	if len(batch) > 0 && !send(batch) {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // segRow is one postings row as [scanTerms] reads it.

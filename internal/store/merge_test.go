@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -153,7 +154,12 @@ func TestMergeRows(t *testing.T) {
 			return nil
 		}
 		if !sorted {
-			if err := mergeRows(ctx, tx, segs, &m, emit); err != nil {
+			rtx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rtx.Rollback()
+			if err := mergeRows(ctx, rtx, segs, &m, emit); err != nil {
 				t.Fatal(err)
 			}
 			return out
@@ -266,5 +272,74 @@ func TestCompactCapped(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, liveEntries(t, db), cmp.AllowUnexported(posting{})); diff != "" {
 		t.Errorf("live entries changed by the capped merges (-before +after):\n%s", diff)
+	}
+}
+
+// TestMergeRowsStops checks the reading half of mergeRows against its
+// writing half over several batches of rows: every row arrives once and
+// in term order, and a failing emit ends the merge with its error at
+// once (no row after it), also when it fails in a later batch while the
+// reader waits to send the next one.
+func TestMergeRowsStops(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const terms = 5*mergeBatch + 7
+	for b := range 2 {
+		var ch Chunk
+		var words []string
+		for i := range terms {
+			words = append(words, fmt.Sprintf("w%05d", i))
+		}
+		ch.Terms[ColBody] = strings.Join(words, " ")
+		if err := db.Apply(ctx, []Update{{File: File{Path: fmt.Sprintf("f%d.go", b), Language: "go", Hash: make([]byte, 32)}, Chunks: []Chunk{ch}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, err := segmentList(ctx, db.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errStop := errors.New("stop")
+	// merge returns the terms emit saw and mergeRows' error; emit fails
+	// on its failAt-th call (never when 0).
+	merge := func(failAt int) ([]string, error) {
+		rtx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rtx.Rollback()
+		var got []string
+		err = mergeRows(ctx, rtx, segs, &merger{}, func(r termRow) error {
+			got = append(got, r.term)
+			if r.n != 2 {
+				t.Errorf("term %s: %d entries, want 2 (one per segment)", r.term, r.n)
+			}
+			if len(got) == failAt {
+				return errStop
+			}
+			return nil
+		})
+		return got, err
+	}
+	all, err := merge(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != terms || !slices.IsSorted(all) {
+		t.Fatalf("merge emitted %d terms (sorted: %v), want %d in order", len(all), slices.IsSorted(all), terms)
+	}
+	for _, failAt := range []int{1, mergeBatch + 3, 4 * mergeBatch} {
+		got, err := merge(failAt)
+		if !errors.Is(err, errStop) {
+			t.Errorf("emit failing at row %d: mergeRows = %v, want its error", failAt, err)
+		}
+		if len(got) != failAt {
+			t.Errorf("emit failing at row %d was called %d times", failAt, len(got))
+		}
 	}
 }

@@ -760,10 +760,20 @@ func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bo
 		bytes += int64(len(r.data))
 		return ins.add(ctx, r.term, seg, r.n, r.data)
 	}
+	// The segments are read through a connection of their own, beside
+	// the writes (see mergeRows). The write transaction has changed no
+	// postings row yet, and this process is the index's only writer, so a
+	// read begun now sees the segments it would.
+	rtx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
+	}
+	defer rtx.Rollback()
 	m := merger{dead: dead}
-	if err := mergeRows(ctx, tx, merge, &m, emit); err != nil {
+	if err := mergeRows(ctx, rtx, merge, &m, emit); err != nil {
 		return st, false, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
+	rtx.Rollback()
 	if err := ins.flush(ctx); err != nil {
 		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
