@@ -277,6 +277,20 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	for _, n := range q.Names {
 		named[n] = true
 	}
+	// The owners a qualified symbol query writes ("AxiosHeaders" of
+	// "AxiosHeaders.normalize", "Sinatra" of "Sinatra::Base"), lower
+	// case: where the name asked for is defined, not what is asked for.
+	owners := map[string]bool{}
+	if q.Kind == analyze.QuerySymbol {
+		target := strings.ToLower(lastSegment(q.Name))
+		for _, qual := range quals[lastSegment(q.Name)] {
+			for _, w := range qual {
+				if w != target {
+					owners[w] = true
+				}
+			}
+		}
+	}
 	wantsInternal := q.Kind == analyze.QuerySymbol && mentions(raw, "internal", "detail", "details", "impl", "private")
 
 	perFile := map[string]int{}
@@ -297,6 +311,14 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			qs := quals[name]
 			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, c.Symbol, c.Breadcrumb, qs)
 			switch {
+			case owners[strings.ToLower(name)]:
+				// The owner's definition holds or leads to the answer,
+				// so it counts as a name the query mentions: with the
+				// full lift, a one-line class header outranked the
+				// method asked for, whose own chunk the header's file
+				// then damped as a second result (diversify).
+				add += tune.DefBoostOther * top
+				c.Boosts = append(c.Boosts, "owner-definition")
 			case q.Kind == analyze.QuerySymbol && syms[name]:
 				b := tune.DefBoost
 				switch {

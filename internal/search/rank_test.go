@@ -440,6 +440,42 @@ func TestRankQualifiedSymbol(t *testing.T) {
 	}
 }
 
+// TestRankOwnerDefinition: for a qualified symbol query ("Class.method")
+// the method's definition ranks above the owner's, even when the owner's
+// one-line header fused higher in the same file; the owner's definition
+// still gets the lift of a name the query mentions, so it stays above an
+// unrelated chunk that fused just below it. Asked for alone, the owner is
+// the definition asked for.
+func TestRankOwnerDefinition(t *testing.T) {
+	t.Parallel()
+	cands := func() []Result {
+		return []Result{
+			{ChunkID: 1, Path: "lib/core/AxiosHeaders.js", StartLine: 211, EndLine: 211, Kind: "class", Symbol: "AxiosHeaders", Language: "javascript", Score: 0.6},
+			{ChunkID: 2, Path: "lib/core/AxiosHeaders.js", StartLine: 361, EndLine: 386, Kind: "method", Symbol: "AxiosHeaders.normalize", Language: "javascript", Score: 0.4},
+			{ChunkID: 3, Path: "lib/helpers/other.js", StartLine: 1, EndLine: 30, Kind: "function", Symbol: "other", Language: "javascript", Score: 0.55},
+		}
+	}
+	names := map[int64]string{1: "AxiosHeaders", 2: "normalize", 3: "other"}
+	for _, query := range []string{"AxiosHeaders.normalize", "AxiosHeaders#normalize"} {
+		cs := cands()
+		rankQuery(analyze.Analyze(query), cs, names)
+		order := []int64{cs[0].ChunkID, cs[1].ChunkID, cs[2].ChunkID}
+		if !slices.Equal(order, []int64{2, 1, 3}) {
+			t.Errorf("%q: chunks in order %v (boosts %v %v %v), want the method, the owner, then the other", query, order, cs[0].Boosts, cs[1].Boosts, cs[2].Boosts)
+		}
+		for _, c := range cs {
+			if c.ChunkID == 1 && !slices.Contains(c.Boosts, "owner-definition") {
+				t.Errorf("%q: owner's boosts %v, want owner-definition", query, c.Boosts)
+			}
+		}
+	}
+	cs := cands()
+	rankQuery(analyze.Analyze("AxiosHeaders"), cs, names)
+	if cs[0].ChunkID != 1 || !slices.Contains(cs[0].Boosts, "definition") {
+		t.Errorf("AxiosHeaders: first chunk %d (boosts %v), want the class's definition", cs[0].ChunkID, cs[0].Boosts)
+	}
+}
+
 // rankQuery ranks cands for q as a search does, with q's words and
 // qualified names analysed first.
 func rankQuery(q *analyze.Query, cands []Result, names map[int64]string) {
