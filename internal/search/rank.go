@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/analyze"
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/graph"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/store"
 )
@@ -277,6 +278,22 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	for _, n := range q.Names {
 		named[n] = true
 	}
+	// A short query that writes a type and the name of one of its members
+	// apart ("AxiosHeaders normalize", "Server shutdown") asks for that
+	// member, as its qualified form does: the query's words (lower case)
+	// that are not its symbols, and its symbols' names, lower case.
+	var memberWords, ownerNames map[string]bool
+	if short && q.Kind != analyze.QuerySymbol && len(q.Symbols) > 0 {
+		memberWords, ownerNames = map[string]bool{}, map[string]bool{}
+		for _, s := range q.Symbols {
+			ownerNames[strings.ToLower(lastSegment(s))] = true
+		}
+		analyze.Words(raw, func(w string, _ int) {
+			if !ownerNames[w] && !analyze.IsStopword(w) {
+				memberWords[w] = true
+			}
+		})
+	}
 	// The owners a qualified symbol query writes ("AxiosHeaders" of
 	// "AxiosHeaders.normalize", "Sinatra" of "Sinatra::Base"), lower
 	// case: where the name asked for is defined, not what is asked for.
@@ -333,6 +350,9 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 					c.Boosts = append(c.Boosts, "definition")
 				}
 				add += b * top
+			case memberWords[strings.ToLower(name)] && ownedBy(c.Symbol, ownerNames):
+				add += tune.DefBoost * top
+				c.Boosts = append(c.Boosts, "member-definition")
 			case q.Kind == analyze.QuerySymbol && symsFold[strings.ToLower(name)]:
 				add += tune.DefFold * tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "definition~")
@@ -421,6 +441,14 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		// follow the order files were indexed in).
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.ChunkID, b.ChunkID))
 	})
+}
+
+// ownedBy reports whether a definition's symbol ("AxiosHeaders.normalize",
+// "(*Server).Shutdown") is a member of a type whose name, lower case, is
+// in owners: its innermost qualifier, not its file or directories.
+func ownedBy(symbol string, owners map[string]bool) bool {
+	quals := graph.ParseLookup(symbol).Quals
+	return len(quals) > 0 && owners[strings.ToLower(quals[len(quals)-1])]
 }
 
 // pathFacts is what [rank] reads from a candidate's path.

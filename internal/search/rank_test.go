@@ -444,8 +444,9 @@ func TestRankQualifiedSymbol(t *testing.T) {
 // the method's definition ranks above the owner's, even when the owner's
 // one-line header fused higher in the same file; the owner's definition
 // still gets the lift of a name the query mentions, so it stays above an
-// unrelated chunk that fused just below it. Asked for alone, the owner is
-// the definition asked for.
+// unrelated chunk that fused just below it. A short query writing the two
+// apart ("Class method") asks for the method as well. Asked for alone,
+// the owner is the definition asked for.
 func TestRankOwnerDefinition(t *testing.T) {
 	t.Parallel()
 	cands := func() []Result {
@@ -469,7 +470,28 @@ func TestRankOwnerDefinition(t *testing.T) {
 			}
 		}
 	}
+	// Written apart, the type and the member's name ask for the member
+	// too; a member of another type with that name is not lifted.
+	for _, query := range []string{"AxiosHeaders normalize", "how AxiosHeaders normalize works"} {
+		cs := append(cands(), Result{ChunkID: 4, Path: "lib/core/Other.js", StartLine: 1, EndLine: 20, Kind: "method", Symbol: "Other.normalize", Language: "javascript", Score: 0.58})
+		rankQuery(analyze.Analyze(query), cs, map[int64]string{1: "AxiosHeaders", 2: "normalize", 3: "other", 4: "normalize"})
+		if cs[0].ChunkID != 2 || !slices.Contains(cs[0].Boosts, "member-definition") {
+			t.Errorf("%q: first chunk %d (boosts %v), want the method with member-definition", query, cs[0].ChunkID, cs[0].Boosts)
+		}
+		for _, c := range cs {
+			if c.ChunkID == 4 && slices.Contains(c.Boosts, "member-definition") {
+				t.Errorf("%q: Other.normalize lifted as a member of AxiosHeaders", query)
+			}
+		}
+	}
 	cs := cands()
+	rankQuery(analyze.Analyze("normalize headers"), cs, names)
+	for _, c := range cs {
+		if slices.Contains(c.Boosts, "member-definition") {
+			t.Errorf("normalize headers: chunk %d lifted as a member (boosts %v), but the query names no type", c.ChunkID, c.Boosts)
+		}
+	}
+	cs = cands()
 	rankQuery(analyze.Analyze("AxiosHeaders"), cs, names)
 	if cs[0].ChunkID != 1 || !slices.Contains(cs[0].Boosts, "definition") {
 		t.Errorf("AxiosHeaders: first chunk %d (boosts %v), want the class's definition", cs[0].ChunkID, cs[0].Boosts)
