@@ -73,7 +73,8 @@ const densitySaturation = 2
 // holding it) than in the workspace (D), saturated (k is
 // densitySaturation); summed, then multiplied by the cosine similarity to
 // the query of the member's first result (one embedding model for every
-// member, so comparable). The best member's results thus take ranks 1,
+// member, so comparable) and by that result's ranking score (how much the
+// member's channels agree on it; see [firstScore]). The best member's results thus take ranks 1,
 // 2, 3, …, and a member at rel 0.7 places its first result after the best
 // member's second (0.7 > 1/√3 ≈ 0.58 but < 1/√2). A query that does not
 // say which repository it is about ("request helpers and header access"
@@ -276,7 +277,7 @@ func memberRelevance(terms []analyze.Term, stats []termStats, resps []*FindRespo
 			d := float64(stats[i].df[t.Text]) / float64(stats[i].chunks)
 			ev += t.Weight * idf * d / (d + densitySaturation*all/float64(n))
 		}
-		out[i] = ev * firstCosine(r.Results)
+		out[i] = ev * firstCosine(r.Results) * firstScore(r.Results)
 		best = max(best, out[i])
 	}
 	for i := range out {
@@ -289,6 +290,25 @@ func memberRelevance(terms []analyze.Term, stats []termStats, resps []*FindRespo
 		}
 	}
 	return out
+}
+
+// firstScore returns the ranking score of the first found result (0 when
+// there is none, clamped at 0). Scores of two indexes are not comparable
+// as such, but a fused score is high where the member's channels agree on
+// its first result, whatever the index: weighing each member's evidence
+// by it lifted the semble DEV workspace (12 members, 225 queries, other
+// members' results counted as misses) from NDCG@10 0.773 to 0.785, and
+// chosen by leave-one-repository-out among the score to the power 0, 0.5,
+// 1, 1.5, 2 and 3 (each with rank decays 0.5, 0.75 and 1, and with and
+// without the cosine), the power 1 with this decay and the cosine won 11
+// of the 12 folds: held-out mean 0.783.
+func firstScore(hits []Hit) float64 {
+	for _, h := range hits {
+		if h.Context == "" {
+			return max(h.Score, 0)
+		}
+	}
+	return 0
 }
 
 // firstCosine returns the cosine similarity to the query of the first

@@ -12,7 +12,7 @@ import (
 func hitsWithCosines(cs ...float64) []Hit {
 	hs := make([]Hit, len(cs))
 	for i, c := range cs {
-		hs[i] = Hit{Path: "f.go", Channels: map[string]search.ChannelHit{"dense-rerank": {Rank: i + 1, Score: c}}}
+		hs[i] = Hit{Path: "f.go", Score: 1, Channels: map[string]search.ChannelHit{"dense-rerank": {Rank: i + 1, Score: c}}}
 	}
 	return hs
 }
@@ -42,6 +42,27 @@ func TestMemberRelevanceFirstResultCosine(t *testing.T) {
 	}
 	if rel[2] != 0 {
 		t.Errorf("member without the term relevance %v, want 0", rel[2])
+	}
+}
+
+// TestMemberRelevanceFirstScore: two members that hold the query's term
+// equally and whose first results are as close to it weigh in by those
+// results' ranking scores; context pieces before a result do not count.
+func TestMemberRelevanceFirstScore(t *testing.T) {
+	terms := []analyze.Term{{Text: "bucket", Weight: 1}}
+	stats := []termStats{
+		{chunks: 10, df: map[string]int{"bucket": 2}},
+		{chunks: 10, df: map[string]int{"bucket": 2}},
+	}
+	agreed, split := hitsWithCosines(0.5, 0.1), hitsWithCosines(0.5, 0.1)
+	agreed[0].Score, split[0].Score = 0.5, 0.25
+	ctxPiece := Hit{Context: "type of the result", Score: 9}
+	rel := memberRelevance(terms, stats, []*FindResponse{{Results: agreed}, {Results: append([]Hit{ctxPiece}, split...)}})
+	if rel[0] != 1 || rel[1] != 0.5 {
+		t.Errorf("relevance %v, want [1 0.5] (first scores 0.5 and 0.25)", rel)
+	}
+	if got := firstScore([]Hit{ctxPiece}); got != 0 {
+		t.Errorf("firstScore of context pieces only = %v, want 0", got)
 	}
 }
 
