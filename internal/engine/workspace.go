@@ -73,10 +73,11 @@ const densitySaturation = 2
 // holding it) than in the workspace (D), saturated (k is
 // densitySaturation); summed, then multiplied by the cosine similarity to
 // the query of the member's first result (one embedding model for every
-// member, so comparable) and by that result's ranking score (how much the
-// member's channels agree on it; see [firstScore]). The best member's results thus take ranks 1,
-// 2, 3, …, and a member at rel 0.7 places its first result after the best
-// member's second (0.7 > 1/√3 ≈ 0.58 but < 1/√2). A query that does not
+// member, so comparable) and by that result's ranking score (how much
+// the member's channels agree on it; see [firstScore]). The best member's
+// results thus take ranks 1, 2, 3, …, and a member at rel 0.7 places its
+// first result after the best member's second (0.7 > 1/√3 ≈ 0.58 but
+// < 1/√2). A query that does not
 // say which repository it is about ("request helpers and header access"
 // in a workspace of three web frameworks) is answered from all of them,
 // interleaved by that evidence. The first result's cosine (rather than
