@@ -302,10 +302,11 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	// case: where the name asked for is defined, not what is asked for.
 	owners := map[string]bool{}
 	if q.Kind == analyze.QuerySymbol {
-		target := strings.ToLower(lastSegment(q.Name))
-		for _, qual := range quals[lastSegment(q.Name)] {
+		target := lastSegment(q.Name)
+		lower := strings.ToLower(target)
+		for _, qual := range quals[target] {
 			for _, w := range qual {
-				if w != target {
+				if w != lower {
 					owners[w] = true
 				}
 			}
@@ -328,10 +329,11 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		add := 0.0
 		name := names[c.ChunkID]
 		if name != "" && isDefinitionKind(c.Kind) {
+			lname := strings.ToLower(name)
 			qs := quals[name]
 			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, c.Symbol, c.Breadcrumb, qs)
 			switch {
-			case owners[strings.ToLower(name)]:
+			case owners[lname]:
 				// The owner's definition holds or leads to the answer,
 				// so it counts as a name the query mentions: with the
 				// full lift, a one-line class header outranked the
@@ -354,10 +356,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 					c.Boosts = append(c.Boosts, "definition")
 				}
 				add += b * top
-			case memberWords[strings.ToLower(name)] && ownedBy(c.Symbol, ownerNames):
+			case memberWords[lname] && ownedBy(c.Symbol, ownerNames):
 				add += tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "member-definition")
-			case q.Kind == analyze.QuerySymbol && symsFold[strings.ToLower(name)]:
+			case q.Kind == analyze.QuerySymbol && symsFold[lname]:
 				add += tune.DefFold * tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "definition~")
 			case syms[name]:

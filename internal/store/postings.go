@@ -773,7 +773,7 @@ func (db *DB) compact(ctx context.Context, light bool) (st CompactStats, more bo
 	if err := mergeRows(ctx, rtx, merge, &m, emit); err != nil {
 		return st, false, fmt.Errorf("compacting the BM25 index: %w", err)
 	}
-	rtx.Rollback()
+	rtx.Rollback() // the old segments are read: release their snapshot before they are dropped
 	if err := ins.flush(ctx); err != nil {
 		return st, false, fmt.Errorf("compacting the BM25 index: %v", err)
 	}
