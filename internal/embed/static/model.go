@@ -298,6 +298,18 @@ func axpy(dst []float32, a float32, x []float32) {
 func axpyInt8(dst []float32, a float32, x []int8) {
 	x = x[:len(dst)]
 	i := 0
+	if hasAxpyInt8 && len(dst) >= 8 {
+		i = len(dst) &^ 7
+		axpyInt8AVX2(&dst[0], a, &x[0], i)
+	}
+	axpyInt8Go(dst[i:], a, x[i:])
+}
+
+// axpyInt8Go is [axpyInt8] in Go: the kernel's reference and the
+// platforms without it.
+func axpyInt8Go(dst []float32, a float32, x []int8) {
+	x = x[:len(dst)]
+	i := 0
 	for ; i+8 <= len(dst); i += 8 {
 		d, v := dst[i:i+8:i+8], x[i:i+8:i+8]
 		d[0] += a * float32(v[0])
