@@ -284,7 +284,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	// that are not its symbols, and its symbols' names, lower case. With
 	// any word of the query taken for an owner as well, "http server
 	// shutdown" found Server.Shutdown, but semble DEV lost 0.001 (a
-	// Phoenix question 1.0 -> 0.63): only code-style symbols own.
+	// Phoenix question 1.0 -> 0.63): only code-style symbols own. A member
+	// may be written in code style too ("ArgMatches get_one"): a symbol
+	// of the query owned by another of its symbols is the member asked
+	// for, not a second subject.
 	var memberWords, ownerNames map[string]bool
 	if short && q.Kind != analyze.QuerySymbol && len(q.Symbols) > 0 {
 		memberWords, ownerNames = map[string]bool{}, map[string]bool{}
@@ -292,7 +295,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			ownerNames[strings.ToLower(lastSegment(s))] = true
 		}
 		analyze.Words(raw, func(w string, _ int) {
-			if !ownerNames[w] && !analyze.IsStopword(w) {
+			if !analyze.IsStopword(w) {
 				memberWords[w] = true
 			}
 		})
@@ -313,6 +316,19 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		}
 	}
 	wantsInternal := q.Kind == analyze.QuerySymbol && mentions(raw, "internal", "detail", "details", "impl", "private")
+	// The names a symbol query asks for that a candidate defines as a
+	// type, lower case: an impl block of that name (Rust "impl X {",
+	// whose header is often a chunk of one line once its methods are
+	// chunks of their own; a Swift extension) holds its methods, not its
+	// definition, and is lifted as an owner is.
+	typeDefined := map[string]bool{}
+	if q.Kind == analyze.QuerySymbol {
+		for _, c := range cands {
+			if name := names[c.ChunkID]; c.Kind != kindImpl && isDefinitionKind(c.Kind) && symsFold[strings.ToLower(name)] {
+				typeDefined[strings.ToLower(name)] = true
+			}
+		}
+	}
 
 	perFile := map[string]int{}
 	for _, c := range cands {
@@ -328,11 +344,15 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		mult := 1.0
 		add := 0.0
 		name := names[c.ChunkID]
+		lname := strings.ToLower(name)
+		implOnly := c.Kind == kindImpl && typeDefined[lname]
 		if name != "" && isDefinitionKind(c.Kind) {
-			lname := strings.ToLower(name)
 			qs := quals[name]
 			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, c.Symbol, c.Breadcrumb, qs)
 			switch {
+			case implOnly:
+				add += tune.DefBoostOther * top
+				c.Boosts = append(c.Boosts, "impl-block")
 			case owners[lname]:
 				// The owner's definition holds or leads to the answer,
 				// so it counts as a name the query mentions: with the
@@ -356,7 +376,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 					c.Boosts = append(c.Boosts, "definition")
 				}
 				add += b * top
-			case memberWords[lname] && ownedBy(c.Symbol, ownerNames):
+			case memberWords[lname] && ownedBy(c.Symbol, ownerNames, lname):
 				add += tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "member-definition")
 			case q.Kind == analyze.QuerySymbol && symsFold[lname]:
@@ -404,7 +424,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		// identifiers in passing, and so does its title line; sparing
 		// their one-line definitions cost SWE-bench DEV 50 Acc@1
 		// 0.60 → 0.52 (whole text and title) and 0.56 (title alone).
-		if c.EndLine-c.StartLine < tinyLines && !(syms[name] && (q.Kind == analyze.QuerySymbol || short && isDefinitionKind(c.Kind))) {
+		// The owner of a qualified name is not the name asked for: its
+		// one-line header ("impl ArgAction {" of "ArgAction::Count") is
+		// tiny.
+		if c.EndLine-c.StartLine < tinyLines && !(syms[name] && !owners[lname] && !implOnly && (q.Kind == analyze.QuerySymbol || short && isDefinitionKind(c.Kind))) {
 			mult *= tune.TinyPenalty
 			c.Boosts = append(c.Boosts, "tiny")
 		}
@@ -429,7 +452,15 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		case !wantsDocs && (c.Language == "markdown" || c.Language == "text"):
 			mult *= tune.DocPenalty
 			c.Boosts = append(c.Boosts, "docs")
-		case f.decl:
+		case f.decl && !(short && f.pyInit && isCodeDefinition(c.Kind)):
+			// A package's __init__.py mostly re-exports, but a function
+			// or class defined there is the code itself (pygments keeps
+			// guess_lexer and get_lexer_by_name in lexers/__init__.py):
+			// a short query finds it as any other. An issue text keeps
+			// the penalty: sparing them moved SWE-bench DEV 50 Acc@1 0.66
+			// → 0.64 (two sphinx issues lost their gold file's first rank
+			// to the 3,000-line sphinx/ext/autodoc/__init__.py; semble
+			// DEV unchanged).
 			mult *= tune.DeclPenalty
 			c.Boosts = append(c.Boosts, "declarations")
 		}
@@ -451,10 +482,16 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 
 // ownedBy reports whether a definition's symbol ("AxiosHeaders.normalize",
 // "(*Server).Shutdown") is a member of a type whose name, lower case, is
-// in owners: its innermost qualifier, not its file or directories.
-func ownedBy(symbol string, owners map[string]bool) bool {
+// in owners and is not name (the member's own name, lower case: a
+// constructor Foo.Foo is not a member asked for by "Foo"): its innermost
+// qualifier, not its file or directories.
+func ownedBy(symbol string, owners map[string]bool, name string) bool {
 	quals := graph.ParseLookup(symbol).Quals
-	return len(quals) > 0 && owners[strings.ToLower(quals[len(quals)-1])]
+	if len(quals) == 0 {
+		return false
+	}
+	o := strings.ToLower(quals[len(quals)-1])
+	return o != name && owners[o]
 }
 
 // pathFacts is what [rank] reads from a candidate's path.
@@ -467,6 +504,7 @@ type pathFacts struct {
 	example   bool    // isExamplePath
 	vendor    bool    // isVendorPath
 	decl      bool    // a declarations file (.d.ts, __init__.py)
+	pyInit    bool    // a Python package's __init__.py
 }
 
 func factsOf(p string, words queryWords) *pathFacts {
@@ -525,6 +563,7 @@ func pathNameOf(p string) *pathName {
 			example:   isExamplePath(lower),
 			vendor:    isVendorPath(lower),
 			decl:      strings.HasSuffix(lower, ".d.ts") || path.Base(lower) == "__init__.py",
+			pyInit:    path.Base(lower) == "__init__.py",
 		},
 		terms: nameTerms(p),
 		words: nameWords(p),

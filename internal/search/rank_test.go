@@ -151,19 +151,20 @@ func TestRankPathPenalties(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		path, lang, boost string
+		kind              string // "": function
 	}{
-		{"examples/frob/main.go", "go", "example"},
-		{"vendor/github.com/x/frob/frob.go", "go", "vendored"},
-		{"third_party/frob/frob.c", "c", "vendored"},
-		{"notes/frobbing.md", "markdown", "docs"},
-		{"types/frob.d.ts", "typescript", "declarations"},
-		{"frobpkg/__init__.py", "python", "declarations"},
+		{"examples/frob/main.go", "go", "example", ""},
+		{"vendor/github.com/x/frob/frob.go", "go", "vendored", ""},
+		{"third_party/frob/frob.c", "c", "vendored", ""},
+		{"notes/frobbing.md", "markdown", "docs", ""},
+		{"types/frob.d.ts", "typescript", "declarations", ""},
+		{"frobpkg/__init__.py", "python", "declarations", "block"},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
 			t.Parallel()
 			cands := []Result{
-				{ChunkID: 2, Path: c.path, StartLine: 10, EndLine: 30, Language: c.lang, Kind: "function", Score: 0.5},
+				{ChunkID: 2, Path: c.path, StartLine: 10, EndLine: 30, Language: c.lang, Kind: kindOr(c.kind), Score: 0.5},
 				{ChunkID: 1, Path: "pkg/gizmo/impl.go", StartLine: 10, EndLine: 30, Language: "go", Kind: "function", Score: 0.5},
 			}
 			rankQuery(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
@@ -174,6 +175,37 @@ func TestRankPathPenalties(t *testing.T) {
 				t.Errorf("boosts = %v, want %q", byID(cands, 2).Boosts, c.boost)
 			}
 		})
+	}
+}
+
+// TestRankInitDefinition: a function or class that a Python package's
+// __init__.py defines is code, not a re-export: it is not lowered as a
+// declaration, while the file's import block is.
+func TestRankInitDefinition(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"function", "class"} {
+		cands := []Result{
+			{ChunkID: 1, Path: "pkg/gizmo/impl.py", StartLine: 10, EndLine: 30, Language: "python", Kind: "function", Score: 0.5},
+			{ChunkID: 2, Path: "pkg/lexers/__init__.py", StartLine: 10, EndLine: 30, Language: "python", Kind: kind, Score: 0.5},
+			{ChunkID: 3, Path: "pkg/lexers/__init__.py", StartLine: 1, EndLine: 8, Language: "python", Kind: "block", Score: 0.5},
+		}
+		rankQuery(analyze.Analyze("frobnicate the gizmo quickly"), cands, nil)
+		if b := byID(cands, 2).Boosts; slices.Contains(b, "declarations") {
+			t.Errorf("a %s in __init__.py: boosts %v, want no declarations", kind, b)
+		}
+		if b := byID(cands, 3).Boosts; !slices.Contains(b, "declarations") {
+			t.Errorf("the import block of __init__.py: boosts %v, want declarations", b)
+		}
+	}
+	// An issue text keeps the penalty (see rank).
+	issue := analyze.Analyze("Frobnicating a gizmo fails when the option is set.\n\nSteps to reproduce: call frobnicate() on a gizmo with quickly=True, then read the result; it raises ValueError instead of returning the frobnicated gizmo. Expected the same result as without the option.")
+	if issue.Kind != analyze.QueryLong {
+		t.Fatalf("the issue text is a %v query, want long", issue.Kind)
+	}
+	cands := []Result{{ChunkID: 2, Path: "pkg/lexers/__init__.py", StartLine: 10, EndLine: 30, Language: "python", Kind: "function", Score: 0.5}}
+	rankQuery(issue, cands, nil)
+	if !slices.Contains(cands[0].Boosts, "declarations") {
+		t.Errorf("a function in __init__.py for an issue text: boosts %v, want declarations", cands[0].Boosts)
 	}
 }
 
@@ -484,6 +516,25 @@ func TestRankOwnerDefinition(t *testing.T) {
 			}
 		}
 	}
+	// The member written in code style is still the member: the type is
+	// not a second subject that outranks it.
+	{
+		cs := []Result{
+			{ChunkID: 1, Path: "src/parser/matches/arg_matches.rs", StartLine: 20, EndLine: 73, Kind: "struct", Symbol: "ArgMatches", Language: "rust", Score: 0.6},
+			{ChunkID: 2, Path: "src/parser/matches/arg_matches.rs", StartLine: 77, EndLine: 114, Kind: "method", Symbol: "ArgMatches.get_one", Language: "rust", Score: 0.4},
+			{ChunkID: 3, Path: "src/parser/other.rs", StartLine: 1, EndLine: 30, Kind: "method", Symbol: "Other.get_one", Language: "rust", Score: 0.55},
+			{ChunkID: 4, Path: "src/parser/matches/arg_matches.rs", StartLine: 200, EndLine: 210, Kind: "function", Symbol: "ArgMatches.ArgMatches", Language: "rust", Score: 0.58},
+		}
+		rankQuery(analyze.Analyze("ArgMatches get_one"), cs, map[int64]string{1: "ArgMatches", 2: "get_one", 3: "get_one", 4: "ArgMatches"})
+		if cs[0].ChunkID != 2 || !slices.Contains(cs[0].Boosts, "member-definition") {
+			t.Errorf("ArgMatches get_one: first chunk %d (boosts %v), want the method with member-definition", cs[0].ChunkID, cs[0].Boosts)
+		}
+		for _, c := range cs {
+			if c.ChunkID != 2 && slices.Contains(c.Boosts, "member-definition") {
+				t.Errorf("ArgMatches get_one: chunk %d (%s) lifted as the member", c.ChunkID, c.Symbol)
+			}
+		}
+	}
 	cs := cands()
 	rankQuery(analyze.Analyze("normalize headers"), cs, names)
 	for _, c := range cs {
@@ -526,4 +577,44 @@ func TestNamedPathCache(t *testing.T) {
 	if n := pathNamesLen.Load(); n > maxPathNames {
 		t.Errorf("%d paths cached; want at most %d", n, maxPathNames)
 	}
+}
+
+// TestRankImplBlock: for a symbol query, an impl block of the name (a
+// one-line "impl X {" header once its methods are chunks) is lifted as
+// an owner, below the type's definition; with no definition of the type
+// among the candidates it is the definition.
+func TestRankImplBlock(t *testing.T) {
+	t.Parallel()
+	cands := func() []Result {
+		return []Result{
+			{ChunkID: 1, Path: "src/builder/value_parser.rs", StartLine: 73, EndLine: 73, Kind: "impl", Symbol: "ValueParser", Language: "rust", Score: 0.6},
+			{ChunkID: 2, Path: "src/builder/value_parser.rs", StartLine: 7, EndLine: 59, Kind: "struct", Symbol: "ValueParser", Language: "rust", Score: 0.4},
+			{ChunkID: 3, Path: "src/builder/other.rs", StartLine: 1, EndLine: 30, Kind: "function", Symbol: "other", Language: "rust", Score: 0.5},
+		}
+	}
+	names := map[int64]string{1: "ValueParser", 2: "ValueParser", 3: "other"}
+	cs := cands()
+	rankQuery(analyze.Analyze("ValueParser"), cs, names)
+	if cs[0].ChunkID != 2 || !slices.Contains(cs[0].Boosts, "definition") {
+		t.Errorf("ValueParser: first chunk %d (boosts %v), want the struct's definition", cs[0].ChunkID, cs[0].Boosts)
+	}
+	for _, c := range cs {
+		if c.ChunkID == 1 && (!slices.Contains(c.Boosts, "impl-block") || !slices.Contains(c.Boosts, "tiny")) {
+			t.Errorf("ValueParser: the impl header's boosts %v, want impl-block and tiny", c.Boosts)
+		}
+	}
+	cs = cands()[:1]
+	cs = append(cs, cands()[2])
+	rankQuery(analyze.Analyze("ValueParser"), cs, names)
+	if cs[0].ChunkID != 1 || !slices.Contains(cs[0].Boosts, "definition") {
+		t.Errorf("ValueParser, no struct among the candidates: first chunk %d (boosts %v), want the impl block as the definition", cs[0].ChunkID, cs[0].Boosts)
+	}
+}
+
+// kindOr returns k, or "function" when k is empty.
+func kindOr(k string) string {
+	if k == "" {
+		return "function"
+	}
+	return k
 }

@@ -1420,6 +1420,20 @@ func lastSegment(sym string) string {
 	return strings.Trim(sym, "()*&")
 }
 
+// kindImpl is the kind of an impl block or extension (chunk.KindImpl).
+const kindImpl = "impl"
+
+// isCodeDefinition reports whether a chunk of kind k defines a function,
+// method or class: code with a body, not an import block or a
+// re-exporting assignment.
+func isCodeDefinition(k string) bool {
+	switch k {
+	case "function", "method", "class":
+		return true
+	}
+	return false
+}
+
 func isDefinitionKind(k string) bool {
 	switch k {
 	case "block", "window", "section", "":
