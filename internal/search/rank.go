@@ -241,10 +241,13 @@ var tune = tuning{
 }
 
 // rank applies the ranking adjustments in place and sorts cands by score.
-// names maps chunk ids to bare defined names; words are q.Raw's content
-// words (newQueryWords) and quals its qualified names (queryQualifiers),
-// analysed once per search for this and the recall channels.
-func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, names map[int64]string) {
+// names maps chunk ids to bare defined names; declared maps chunks the
+// symbol channel found by a name declared inside them to that
+// declaration, which counts as the chunk's definition (nil: none); words
+// are q.Raw's content words (newQueryWords) and quals its qualified
+// names (queryQualifiers), analysed once per search for this and the
+// recall channels.
+func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, names map[int64]string, declared map[int64]store.Declared) {
 	if len(cands) == 0 {
 		return
 	}
@@ -330,6 +333,21 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		}
 	}
 
+	// heldDef: a candidate defines the name a qualified symbol query asks
+	// for under its qualifiers (its own definition or one declared in it).
+	heldDef := false
+	if q.Kind == analyze.QuerySymbol {
+		for _, c := range cands {
+			name, symbol, crumb := names[c.ChunkID], c.Symbol, c.Breadcrumb
+			if d, ok := declared[c.ChunkID]; ok {
+				name, symbol, crumb = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb
+			}
+			if qs := quals[name]; syms[name] && len(qs) > 0 && isDefinitionKind(c.Kind) && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs) {
+				heldDef = true
+				break
+			}
+		}
+	}
 	perFile := map[string]int{}
 	for _, c := range cands {
 		perFile[c.Path]++
@@ -344,11 +362,17 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		mult := 1.0
 		add := 0.0
 		name := names[c.ChunkID]
+		symbol, crumb := c.Symbol, c.Breadcrumb
+		if d, ok := declared[c.ChunkID]; ok {
+			// "time.Monday" in the const group that starts with Sunday,
+			// "io.Reader.Read" in the Reader interface.
+			name, symbol, crumb = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb
+		}
 		lname := strings.ToLower(name)
 		implOnly := c.Kind == kindImpl && typeDefined[lname]
 		if name != "" && isDefinitionKind(c.Kind) {
 			qs := quals[name]
-			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, c.Symbol, c.Breadcrumb, qs)
+			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
 			switch {
 			case implOnly:
 				add += tune.DefBoostOther * top
@@ -370,6 +394,11 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 					c.Boosts = append(c.Boosts, "definition (qualified)")
 				case len(qs) > 0:
 					b *= tune.QualMiss
+					if heldDef {
+						// The qualified definition is among the
+						// candidates: another owner's is further off.
+						b *= tune.QualMiss
+					}
 					c.Boosts = append(c.Boosts, "definition (other owner)")
 				default:
 					c.Defines = true

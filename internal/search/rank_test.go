@@ -552,7 +552,7 @@ func TestRankOwnerDefinition(t *testing.T) {
 // rankQuery ranks cands for q as a search does, with q's words and
 // qualified names analysed first.
 func rankQuery(q *analyze.Query, cands []Result, names map[int64]string) {
-	rank(q, newQueryWords(q.Raw), queryQualifiers(q), cands, names)
+	rank(q, newQueryWords(q.Raw), queryQualifiers(q), cands, names, nil)
 }
 
 // TestNamedPathCache checks that the cached path facts are those worked

@@ -461,7 +461,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 	for i := range cands {
 		names[cands[i].ChunkID] = byID[cands[i].ChunkID].Name
 	}
-	rank(q, words, quals, cands, names)
+	rank(q, words, quals, cands, names, rc.declared)
 	out := diversify(cands, limit)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
@@ -574,6 +574,10 @@ type recalled struct {
 	denseTop float64
 	// unfinished names the channels cut by the deadline (Stats.Unfinished).
 	unfinished []string
+	// declared maps the chunks the symbol channel found by a name
+	// declared inside them (see [DeclaredSource]) to that declaration,
+	// which ranking then takes for the chunk's definition.
+	declared map[int64]store.Declared
 	// prefetched receives, once, the rows of the lexical channels' hits
 	// read while the dense channel ran; nil when they were not read (the
 	// dense channel ended first, or the read failed).
@@ -674,6 +678,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		bm25Hits, codeHits, phraseHits, pathHits []store.Hit
 		symIDs                                   []int64
 		symScores                                []float64
+		declared                                 map[int64]store.Declared
 		mention                                  fileList
 		denseIDs                                 []int64
 		denseScores                              []float64
@@ -826,7 +831,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 
 	// Symbol channel: chunks that define a name the query mentions.
 	run("symbol", func() (err error) {
-		symIDs, symScores, err = s.symbolChannel(gctx, q, quals)
+		symIDs, symScores, declared, err = s.symbolChannel(gctx, q, quals)
 		return err
 	})
 
@@ -866,6 +871,9 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 		qvec = nil
 	}
 	r.bm25, r.qvec, r.denseText, r.denseErr = bm25Hits, qvec, denseText, denseErr
+	if req.Uses("symbol") && !cut["symbol"] {
+		r.declared = declared
+	}
 	if len(denseScores) > 0 && !cut["dense"] {
 		r.denseTop = denseScores[0]
 	}
@@ -1307,8 +1315,13 @@ func ranked(channel string, weight float64, hits []store.Hit) Ranked {
 
 // symbolChannel finds chunks defining a name the query mentions: for each
 // code-style symbol, its last segment ("http.Server" → "Server"); for a
-// symbol query, the whole query too. Exact-case matches rank first.
-func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qualified) ([]int64, []float64, error) {
+// symbol query, the whole query too. Exact-case matches rank first. A
+// symbol query also finds, when the source is a [DeclaredSource], the
+// chunks declaring such a name inside them ("time.Monday" in the const
+// group that starts with Sunday, "io.Reader.Read" in the Reader
+// interface), scored as definitions; declared maps each such chunk to
+// the first such declaration read.
+func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qualified) (ids []int64, scores []float64, declared map[int64]store.Declared, err error) {
 	want := map[string]bool{}
 	var names []string
 	add := func(n string) {
@@ -1340,7 +1353,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 		})
 	}
 	if len(names) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if len(names) > 200 {
 		names = names[:200]
@@ -1360,7 +1373,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 	}
 	rows, err := s.DB.ChunksByName(ctx, names, fetch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	type c struct {
 		id    int64
@@ -1388,6 +1401,45 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 		}
 		cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
 	}
+	if ds, ok := s.DB.(DeclaredSource); ok && q.Kind == analyze.QuerySymbol {
+		decls, err := ds.DeclaredChunks(ctx, names, fetch)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		found := make(map[int64]int, len(cs))
+		for i, x := range cs {
+			found[x.id] = i
+		}
+		for _, d := range decls {
+			if len(exactOnly) > 0 && !anyCase[strings.ToLower(d.Name)] && !exactOnly[d.Name] {
+				continue
+			}
+			sc := 2.0 // a declaration; exact case adds one, as above
+			if want[d.Name] {
+				sc++
+			}
+			if qs := quals[d.Name]; len(qs) > 0 && holdsQualifiers(d.Path, d.Language, cmp.Or(d.Symbol, d.Name), d.Crumb, qs) {
+				sc++
+			}
+			if i, ok := found[d.ChunkID]; ok {
+				// The chunk defines another name the query asks for
+				// (the owner "Reader" of "io.Reader.Read"): the
+				// declaration it holds is the better reason.
+				if sc > cs[i].score {
+					cs[i].score = sc
+				}
+			} else {
+				found[d.ChunkID] = len(cs)
+				cs = append(cs, c{d.ChunkID, sc, d.Path, d.Start})
+			}
+			if declared == nil {
+				declared = map[int64]store.Declared{}
+			}
+			if _, ok := declared[d.ChunkID]; !ok {
+				declared[d.ChunkID] = d
+			}
+		}
+	}
 	// Equal scores go by place in the tree, not by chunk id: ids depend on
 	// the order files were indexed in, and the same tree must rank the
 	// same however its index was built.
@@ -1403,12 +1455,12 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 	if len(cs) > symbolLimit {
 		cs = cs[:symbolLimit]
 	}
-	ids := make([]int64, len(cs))
-	scores := make([]float64, len(cs))
+	ids = make([]int64, len(cs))
+	scores = make([]float64, len(cs))
 	for i, x := range cs {
 		ids[i], scores[i] = x.id, x.score
 	}
-	return ids, scores, nil
+	return ids, scores, declared, nil
 }
 
 func lastSegment(sym string) string {

@@ -493,3 +493,46 @@ func TestSearchExactNameNotTiny(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchDeclaredName: a qualified symbol query for a name declared
+// inside a chunk (an interface's method, a const group's later entry)
+// returns that chunk first, as the definition, above same-named
+// definitions of other owners whose words match better.
+func TestSearchDeclaredName(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "declared.txtar"), nil)}
+	for _, c := range []struct {
+		query, path string
+		line        int // the declaration's line, which the chunk holds
+	}{
+		{"stream.Reader.Read", "stream/stream.go", 9},
+		{"stream.Writer.Write", "stream/stream.go", 14},
+		{"calendar.Monday", "calendar/calendar.go", 9},
+	} {
+		res, _ := search(t, s, Request{Query: c.query, Limit: 5})
+		if len(res) == 0 {
+			t.Errorf("%s: no results", c.query)
+			continue
+		}
+		r := res[0]
+		if r.Path != c.path || r.StartLine > c.line || r.EndLine < c.line {
+			t.Errorf("%s: first result %s:%d-%d (%s), want the chunk of %s holding line %d", c.query, r.Path, r.StartLine, r.EndLine, r.Symbol, c.path, c.line)
+			continue
+		}
+		if !slices.Contains(r.Boosts, "definition (qualified)") || !r.Defines {
+			t.Errorf("%s: boosts %v, defines %v; want the qualified definition", c.query, r.Boosts, r.Defines)
+		}
+	}
+	// A source that does not know declared names finds chunks' own names
+	// only: the same query then has no definition of Monday.
+	plain := &Searcher{DB: ownNamesOnly{s.DB}}
+	res, _ := search(t, plain, Request{Query: "calendar.Monday", Limit: 5})
+	for _, r := range res {
+		if r.Defines {
+			t.Errorf("without declared names: %s:%d-%d taken for the definition of Monday", r.Path, r.StartLine, r.EndLine)
+		}
+	}
+}
+
+// ownNamesOnly hides a source's declared names (DeclaredSource).
+type ownNamesOnly struct{ Source }

@@ -39,6 +39,21 @@ type Source interface {
 
 var _ Source = (*store.DB)(nil)
 
+// DeclaredSource is a [Source] that also knows the names declared inside
+// chunks that are not the chunks' own (a Go const group's later entries,
+// an interface's methods, an enum's variants, C prototypes): the symbol
+// channel then finds the chunk declaring a name a symbol query asks for.
+// *store.DB is one; a source without it (the Weaviate backend) finds
+// only chunks' own names.
+type DeclaredSource interface {
+	// DeclaredChunks returns up to limit declared names equal to one of
+	// names, ignoring case, each with the chunk holding it, by path and
+	// line (see [store.DB.DeclaredChunks]).
+	DeclaredChunks(ctx context.Context, names []string, limit int) ([]store.Declared, error)
+}
+
+var _ DeclaredSource = (*store.DB)(nil)
+
 // VectorIndex is the dense channel's index: the chunks' embeddings, of the
 // same model as the query's. [Vectors] (the local memory-mapped matrix) is
 // one; the Weaviate backend's vector search is another.

@@ -121,3 +121,49 @@ func (db *DB) FilesIn(ctx context.Context, dir string) ([]FileRow, error) {
 	return collect(ctx, db.r, "files", q, args,
 		func(rows *sql.Rows, f *FileRow) error { return rows.Scan(&f.Path, &f.Language, &f.Size, &f.Lines) })
 }
+
+// Declared is a name declared inside a chunk that is not the chunk's own
+// (see [Name]: a Go const group's entries after the first, an interface's
+// method, an enum's variant, a C prototype), with the chunk holding its
+// first line.
+type Declared struct {
+	Name     string // the bare name, as written
+	Kind     string // const, var, method, ...
+	Symbol   string // qualified ("Reader.Read"); empty: Name, top level
+	Crumb    string // the breadcrumb, as a chunk's
+	Line     int    // the declaration's first line, 1-based
+	ChunkID  int64  // the chunk holding Line
+	Start    int    // that chunk's first byte, 0-based
+	Path     string // slash path relative to the root
+	Language string
+}
+
+// DeclaredChunks returns up to limit names named one of names (ignoring
+// case, as [DB.ChunksByName]) with the chunk holding each, by path and
+// line; a name no chunk holds (a file without chunks) and a name that is
+// its chunk's own name (found by ChunksByName) are left out. One query:
+// the names index, then each file's chunk id range.
+func (db *DB) DeclaredChunks(ctx context.Context, names []string, limit int) ([]Declared, error) {
+	if len(names) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	args := append(stringArgs(names), limit)
+	q := `SELECT x.name, x.kind, x.symbol, x.breadcrumb, x.line, x.path, x.language, x.chunk, c.start_byte FROM (
+  SELECT n.name, n.kind, n.symbol, n.breadcrumb, n.line, f.path, f.language,
+    (SELECT c.id FROM chunks c WHERE c.id BETWEEN f.chunk_lo AND f.chunk_hi AND c.start_line <= n.line AND n.line <= c.end_line ORDER BY c.start_byte LIMIT 1) AS chunk
+  FROM names n JOIN files f ON f.id = n.file_id
+  WHERE n.name COLLATE NOCASE IN ` + placeholders(len(names)) + `
+) x JOIN chunks c ON c.id = x.chunk
+WHERE c.name <> x.name COLLATE NOCASE
+ORDER BY x.path, x.line LIMIT ?`
+	var out []Declared
+	err := each(ctx, db.r, "declared names", q, args, func(rows *sql.Rows) error {
+		var d Declared
+		if err := rows.Scan(&d.Name, kindScan{&d.Kind}, &d.Symbol, &d.Crumb, &d.Line, &d.Path, &d.Language, &d.ChunkID, &d.Start); err != nil {
+			return err
+		}
+		out = append(out, d)
+		return nil
+	})
+	return out, err
+}

@@ -1,14 +1,16 @@
 // Command ranking-suite is ctx's ranking regression suite: questions with
 // the files that answer them (queries.json, written by hand from each
 // corpus's layout, not from ctx's answers) over two corpora nobody tunes
-// on: "goroot", 50 questions over the Go standard library ($(go env
+// on: "goroot", 65 questions over the Go standard library ($(go env
 // GOROOT)/src), and "mcp-sdk", 10 over the JavaScript and TypeScript
 // declarations of the MCP TypeScript SDK that e2e/mcp installs
 // (e2e/mcp/node_modules/@modelcontextprotocol/sdk/dist/esm, pinned by its
 // package-lock.json; `npm ci --prefix e2e/mcp`). It runs `ctx find --json
 // --limit 10` for each question and scores the distinct files of the
 // answer, in order: a question's rank is the position of the first of its
-// target files among them (0 when none is in the top 10).
+// target files among them (0 when none is in the top 10). A target
+// "path:LINE" asks for the chunk: its rank is the position of the first
+// result holding the line among the results themselves.
 //
 // The stats: recall@1 and recall@5, the share of questions with rank 1
 // and with rank 1-5, and MRR, the mean of 1/rank (0 for rank 0). They go,
@@ -46,13 +48,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/scripts/internal/ctxproc"
 )
 
 // question is one entry of queries.json: targets are slash paths relative
-// to the corpus, any of which answers it.
+// to the corpus, any of which answers it; a target "path:LINE" asks for
+// the chunk holding that 1-based line (a declaration a symbol query
+// names), not only its file.
 type question struct {
 	Corpus  string   `json:"corpus"`
 	Query   string   `json:"query"`
@@ -161,29 +166,70 @@ func score(outs []outcome) stats {
 	return s
 }
 
+// hit is one result of `ctx find --json`: its path and 1-based,
+// inclusive lines.
+type hit struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
 // rankOf returns the 1-based position of the first target among the
-// distinct files of paths (in order), 0 when none is within the first
-// limit distinct files.
-func rankOf(paths, targets []string, limit int) int {
+// distinct files of hits (in order), 0 when none is within the first
+// limit distinct files. A line target ("path:LINE") is ranked among the
+// results themselves: the position of the first result of that path
+// holding the line, 0 past limit results.
+func rankOf(hits []hit, targets []string, limit int) int {
+	var files, lines []string
+	for _, t := range targets {
+		if _, _, ok := lineTarget(t); ok {
+			lines = append(lines, t)
+		} else {
+			files = append(files, t)
+		}
+	}
+	best := 0
+	for i, h := range hits[:min(len(hits), limit)] {
+		for _, t := range lines {
+			if p, l, _ := lineTarget(t); filepath.ToSlash(h.Path) == p && h.StartLine <= l && l <= h.EndLine {
+				best = i + 1
+				break
+			}
+		}
+		if best > 0 {
+			break
+		}
+	}
 	seen := map[string]bool{}
 	n := 0
-	for _, p := range paths {
-		p = filepath.ToSlash(p)
+	for _, h := range hits {
+		p := filepath.ToSlash(h.Path)
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
 		n++
-		if n > limit {
-			return 0
+		if n > limit || best > 0 && n >= best {
+			break
 		}
-		for _, t := range targets {
-			if p == t {
-				return n
-			}
+		if slices.Contains(files, p) {
+			return n
 		}
 	}
-	return 0
+	return best
+}
+
+// lineTarget splits a target "path:LINE" (LINE a positive integer).
+func lineTarget(t string) (path string, line int, ok bool) {
+	i := strings.LastIndexByte(t, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(t[i+1:])
+	if err != nil || line < 1 {
+		return "", 0, false
+	}
+	return t[:i], line, true
 }
 
 // golden formats the outcomes the way testdata/golden.txt holds them:
@@ -194,7 +240,7 @@ func golden(all []outcome, goVersion string) string {
 	outs, off := split(all)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# ctx ranking regression suite: %d questions, %d off-topic queries; Go standard library of %s\n", len(outs), len(off), goVersion)
-	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10` (0: not there); then the answer's confidence\n")
+	b.WriteString("# rank: the first target file among the distinct files of `ctx find --json --limit 10`, or for a path:LINE target the first result holding that line (0: not there); then the answer's confidence\n")
 	line := func(name string, s stats) {
 		fmt.Fprintf(&b, "%-8s n=%-3d recall@1 %.3f (%d)  recall@5 %.3f (%d)  mrr %.3f\n", name, s.N, s.Recall1, s.Top1, s.Recall5, s.Top5, s.MRR)
 	}
@@ -304,19 +350,13 @@ func suite(ctx context.Context, bin string, dirs map[string]string, qs []questio
 			return nil, err
 		}
 		var a struct {
-			Results []struct {
-				Path string `json:"path"`
-			} `json:"results"`
+			Results    []hit  `json:"results"`
 			Confidence string `json:"confidence"`
 		}
 		if err := json.Unmarshal(b, &a); err != nil {
 			return nil, fmt.Errorf("decoding ctx find output for %q: %v", q.Query, err)
 		}
-		paths := make([]string, len(a.Results))
-		for i, r := range a.Results {
-			paths[i] = r.Path
-		}
-		out = append(out, outcome{question: q, Rank: rankOf(paths, q.Targets, 10), Confidence: a.Confidence})
+		out = append(out, outcome{question: q, Rank: rankOf(a.Results, q.Targets, 10), Confidence: a.Confidence})
 	}
 	return out, nil
 }

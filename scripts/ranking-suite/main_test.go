@@ -18,7 +18,11 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt from this run")
 
 func TestRankOf(t *testing.T) {
-	paths := []string{"a.go", "a.go", "b.go", "c.go", "b.go", "d.go"}
+	var hits []hit
+	for _, p := range []string{"a.go", "a.go", "b.go", "c.go", "b.go", "d.go"} {
+		hits = append(hits, hit{Path: p, StartLine: 10 * len(hits), EndLine: 10*len(hits) + 9})
+	}
+	// Lines: a.go 0-9, 10-19; b.go 20-29, 40-49; c.go 30-39; d.go 50-59.
 	for _, c := range []struct {
 		targets []string
 		limit   int
@@ -29,8 +33,14 @@ func TestRankOf(t *testing.T) {
 		{[]string{"d.go", "c.go"}, 10, 3},
 		{[]string{"d.go"}, 3, 0}, // past the limit
 		{[]string{"e.go"}, 10, 0},
+		{[]string{"a.go:15"}, 10, 2}, // the second result holds line 15
+		{[]string{"b.go:45"}, 10, 5}, // results count, not files
+		{[]string{"b.go:45"}, 4, 0},  // past the limit
+		{[]string{"b.go:31"}, 10, 0}, // no result of b.go holds line 31
+		{[]string{"b.go:45", "c.go"}, 10, 3},
+		{[]string{"a.go:5", "c.go"}, 10, 1},
 	} {
-		if got := rankOf(paths, c.targets, c.limit); got != c.want {
+		if got := rankOf(hits, c.targets, c.limit); got != c.want {
 			t.Errorf("rankOf(%v, %d) = %d, want %d", c.targets, c.limit, got, c.want)
 		}
 	}
