@@ -51,7 +51,11 @@ package chunk
 //	   a block's summary skips comment markers ("/**").
 //	7: chunks carry a structural sketch (Chunk.Sketch, sketch.go); a
 //	   change to the sketch's labels or features bumps this version.
-const Version = 7
+//	8: enum members (Rust variants, C enumerators, Java constants,
+//	   TypeScript, C#, Kotlin, Swift, PHP and Scala cases) are [Decl]s
+//	   "Enum.Member"; a C or C++ macro word alone on its line after a
+//	   comma (the last enumerator) is no longer masked.
+const Version = 8
 
 // Kind names what a chunk holds.
 type Kind string

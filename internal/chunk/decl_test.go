@@ -165,3 +165,56 @@ func TestMaskMacros(t *testing.T) {
 		t.Error("cMaskMacros copied a file it did not change")
 	}
 }
+
+// TestEnumMembers checks, on testdata/decls/enums.txtar, that each
+// language's enum members are declarations "Enum.Member" inside the
+// enum's chunk.
+func TestEnumMembers(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "decls", "enums.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wants := map[string][]string{
+		"action.rs":   {"ArgAction.Set 4", "ArgAction.Count 6", "ArgAction.Custom 7", "ArgAction.Map 8"},
+		"color.c":     {"color.RED 1", "color.GREEN 1", "uv_run_mode.UV_RUN_DEFAULT 4", "uv_run_mode.UV_RUN_ONCE 5"},
+		"color.hpp":   {"Color.Red 2", "Color.Green 2"},
+		"Color.java":  {"Color.RED 4", "Color.GREEN 5"},
+		"Color.cs":    {"Color.Red 5", "Color.Green 6"},
+		"color.ts":    {"Color.Red 2", "Color.Green 3", "Color.Blue 4"},
+		"Color.kt":    {"Color.RED 4", "Color.GREEN 5"},
+		"Suit.php":    {"Suit.Hearts 4", "Suit.Spades 5"},
+		"Color.scala": {"Color.Red 2", "Color.Green 2", "Color.Blue 3"},
+		"Color.swift": {"Color.red 2", "Color.green 2", "Color.blue 3"},
+	}
+	ck := New(nil)
+	for _, f := range parseTxtar(data) {
+		t.Run(f.name, func(t *testing.T) {
+			want, ok := wants[f.name]
+			if !ok {
+				t.Fatalf("no expectations for %s", f.name)
+			}
+			lang := discover.ContentLanguage(f.name, discover.Language(f.name), f.data)
+			got, err := ck.ChunkFile(context.Background(), f.name, lang, f.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var decls []string
+			for _, d := range got.Decls {
+				if d.Kind != KindConst || !strings.HasSuffix(d.Symbol, "."+d.Name) {
+					t.Errorf("decl %+v: want kind const and a symbol ending in .%s", d, d.Name)
+				}
+				decls = append(decls, fmt.Sprintf("%s %d", d.Symbol, d.StartLine))
+				inEnum := false
+				for _, c := range got.Chunks {
+					inEnum = inEnum || c.Kind == KindEnum && c.StartLine <= d.StartLine && d.EndLine <= c.EndLine
+				}
+				if !inEnum {
+					t.Errorf("decl %s at %d-%d lies in no enum chunk", d.Symbol, d.StartLine, d.EndLine)
+				}
+			}
+			if diff := cmp.Diff(want, decls); diff != "" {
+				t.Errorf("%s (%s) enum members (-want +got):\n%s", f.name, lang, diff)
+			}
+		})
+	}
+}

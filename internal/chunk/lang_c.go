@@ -354,7 +354,11 @@ var (
 func maskable(src []byte, i, j int, atLine, cpp bool) bool {
 	rest := src[j:min(len(src), j+400)]
 	if atLine && cAloneOnLine().Match(rest) {
-		return true
+		// After a comma it is an enumerator or an argument, the last of
+		// its list ("UV_RUN_DEFAULT = 0,\n  UV_RUN_ONCE\n}"), not a
+		// specifier.
+		prev := bytes.TrimRight(src[max(0, i-64):i], " \t\r\n")
+		return len(prev) == 0 || prev[len(prev)-1] != ','
 	}
 	if cAfterSpecifier().Match(rest) || cpp && cppBeforeConstructor().Match(rest) {
 		return true

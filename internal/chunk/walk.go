@@ -267,6 +267,10 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 		if ok {
 			w.define(n, first, last, d, sc)
 			w.attrStart, w.attrDoc = -1, ""
+			if d.kind == KindEnum {
+				m, _ := named(d, sc)
+				d.aliases = append(d.aliases, w.enumMembers(d, m.symbol)...)
+			}
 			for _, a := range d.aliases {
 				k, crumb := d.kind, d.crumb
 				if a.Kind != "" {
