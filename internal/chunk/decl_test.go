@@ -79,45 +79,54 @@ func TestDecls(t *testing.T) {
 		},
 	}
 	ck := New(nil)
+	eachChunked(t, data, ck, func(t *testing.T, f txtarFile, lang string, got File) {
+		w, ok := wants[f.name]
+		if !ok {
+			t.Fatalf("no expectations for %s", f.name)
+		}
+		var decls, defs []string
+		for _, d := range got.Decls {
+			decls = append(decls, fmt.Sprintf("%s %s %s %d-%d", d.Kind, d.Symbol, d.Breadcrumb, d.StartLine, d.EndLine))
+		}
+		for _, c := range got.Chunks {
+			if c.Symbol != "" {
+				defs = append(defs, fmt.Sprintf("%s %s %d-%d", c.Kind, c.Symbol, c.StartLine, c.EndLine))
+			}
+		}
+		if diff := cmp.Diff(w.decls, decls); diff != "" {
+			t.Errorf("%s (%s) decls (-want +got):\n%s", f.name, lang, diff)
+		}
+		if diff := cmp.Diff(w.defs, defs); diff != "" {
+			t.Errorf("%s (%s) definitions (-want +got):\n%s", f.name, lang, diff)
+		}
+		for _, c := range got.Chunks {
+			if c.Symbol == "res.json" && c.Doc != "Send a JSON response." {
+				t.Errorf("res.json doc = %q, want the JSDoc a blank line above", c.Doc)
+			}
+			if c.Symbol == "first" && c.Doc != "" {
+				t.Errorf("first doc = %q, want none (a licence header)", c.Doc)
+			}
+		}
+		// Chunk and ChunkFile agree.
+		cs, _ := ck.Chunk(context.Background(), f.name, lang, f.data)
+		if !cmp.Equal(cs, got.Chunks) {
+			t.Errorf("Chunk and ChunkFile differ")
+		}
+	})
+}
+
+// eachChunked chunks every file of the txtar data with ck, each in a
+// subtest named by the file, and calls check with the file, its language
+// and its chunking.
+func eachChunked(t *testing.T, data []byte, ck *Chunker, check func(t *testing.T, f txtarFile, lang string, got File)) {
 	for _, f := range parseTxtar(data) {
 		t.Run(f.name, func(t *testing.T) {
-			w, ok := wants[f.name]
-			if !ok {
-				t.Fatalf("no expectations for %s", f.name)
-			}
 			lang := discover.ContentLanguage(f.name, discover.Language(f.name), f.data)
 			got, err := ck.ChunkFile(context.Background(), f.name, lang, f.data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var decls, defs []string
-			for _, d := range got.Decls {
-				decls = append(decls, fmt.Sprintf("%s %s %s %d-%d", d.Kind, d.Symbol, d.Breadcrumb, d.StartLine, d.EndLine))
-			}
-			for _, c := range got.Chunks {
-				if c.Symbol != "" {
-					defs = append(defs, fmt.Sprintf("%s %s %d-%d", c.Kind, c.Symbol, c.StartLine, c.EndLine))
-				}
-			}
-			if diff := cmp.Diff(w.decls, decls); diff != "" {
-				t.Errorf("%s (%s) decls (-want +got):\n%s", f.name, lang, diff)
-			}
-			if diff := cmp.Diff(w.defs, defs); diff != "" {
-				t.Errorf("%s (%s) definitions (-want +got):\n%s", f.name, lang, diff)
-			}
-			for _, c := range got.Chunks {
-				if c.Symbol == "res.json" && c.Doc != "Send a JSON response." {
-					t.Errorf("res.json doc = %q, want the JSDoc a blank line above", c.Doc)
-				}
-				if c.Symbol == "first" && c.Doc != "" {
-					t.Errorf("first doc = %q, want none (a licence header)", c.Doc)
-				}
-			}
-			// Chunk and ChunkFile agree.
-			cs, _ := ck.Chunk(context.Background(), f.name, lang, f.data)
-			if !cmp.Equal(cs, got.Chunks) {
-				t.Errorf("Chunk and ChunkFile differ")
-			}
+			check(t, f, lang, got)
 		})
 	}
 }
@@ -134,6 +143,8 @@ func TestMaskMacros(t *testing.T) {
 		{src: "static FMT_CONSTEXPR20 void grow(buffer<T>& b, size_t n) {", want: "static                 void grow(buffer<T>& b, size_t n) {"},
 		{src: "FMT_NORETURN FMT_API void report_error(const char* m);", want: "                     void report_error(const char* m);"},
 		{src: "FMT_BEGIN_NAMESPACE\nnamespace detail {", want: "                   \nnamespace detail {"},
+		// After a comma, a word alone on its line is the last enumerator.
+		{src: "enum { UV_RUN_DEFAULT = 0,\n  UV_RUN_ONCE\n};", want: "enum { UV_RUN_DEFAULT = 0,\n  UV_RUN_ONCE\n};"},
 		{src: "class FMT_API format_error : public std::runtime_error {", want: "class         format_error : public std::runtime_error {"},
 		{src: "  FMT_CONSTEXPR buffer(size_t sz) {}", want: "                buffer(size_t sz) {}", cpp: true},
 		// In C, a word before a lone name and parameters is the type.
@@ -186,35 +197,27 @@ func TestEnumMembers(t *testing.T) {
 		"Color.scala": {"Color.Red 2", "Color.Green 2", "Color.Blue 3"},
 		"Color.swift": {"Color.red 2", "Color.green 2", "Color.blue 3"},
 	}
-	ck := New(nil)
-	for _, f := range parseTxtar(data) {
-		t.Run(f.name, func(t *testing.T) {
-			want, ok := wants[f.name]
-			if !ok {
-				t.Fatalf("no expectations for %s", f.name)
+	eachChunked(t, data, New(nil), func(t *testing.T, f txtarFile, lang string, got File) {
+		want, ok := wants[f.name]
+		if !ok {
+			t.Fatalf("no expectations for %s", f.name)
+		}
+		var decls []string
+		for _, d := range got.Decls {
+			if d.Kind != KindConst || !strings.HasSuffix(d.Symbol, "."+d.Name) {
+				t.Errorf("decl %+v: want kind const and a symbol ending in .%s", d, d.Name)
 			}
-			lang := discover.ContentLanguage(f.name, discover.Language(f.name), f.data)
-			got, err := ck.ChunkFile(context.Background(), f.name, lang, f.data)
-			if err != nil {
-				t.Fatal(err)
+			decls = append(decls, fmt.Sprintf("%s %d", d.Symbol, d.StartLine))
+			inEnum := false
+			for _, c := range got.Chunks {
+				inEnum = inEnum || c.Kind == KindEnum && c.StartLine <= d.StartLine && d.EndLine <= c.EndLine
 			}
-			var decls []string
-			for _, d := range got.Decls {
-				if d.Kind != KindConst || !strings.HasSuffix(d.Symbol, "."+d.Name) {
-					t.Errorf("decl %+v: want kind const and a symbol ending in .%s", d, d.Name)
-				}
-				decls = append(decls, fmt.Sprintf("%s %d", d.Symbol, d.StartLine))
-				inEnum := false
-				for _, c := range got.Chunks {
-					inEnum = inEnum || c.Kind == KindEnum && c.StartLine <= d.StartLine && d.EndLine <= c.EndLine
-				}
-				if !inEnum {
-					t.Errorf("decl %s at %d-%d lies in no enum chunk", d.Symbol, d.StartLine, d.EndLine)
-				}
+			if !inEnum {
+				t.Errorf("decl %s at %d-%d lies in no enum chunk", d.Symbol, d.StartLine, d.EndLine)
 			}
-			if diff := cmp.Diff(want, decls); diff != "" {
-				t.Errorf("%s (%s) enum members (-want +got):\n%s", f.name, lang, diff)
-			}
-		})
-	}
+		}
+		if diff := cmp.Diff(want, decls); diff != "" {
+			t.Errorf("%s (%s) enum members (-want +got):\n%s", f.name, lang, diff)
+		}
+	})
 }
