@@ -244,3 +244,62 @@ func TestWeaviateConcurrentRepos(t *testing.T) {
 		t.Errorf("web: %v", hitKeys(r.Results))
 	}
 }
+
+// TestWeaviateDeclaredNames: a symbol query for a name declared inside a
+// chunk (an interface's method, a const group's later entry) finds that
+// chunk through Weaviate as it does in the local store.
+func TestWeaviateDeclaredNames(t *testing.T) {
+	url := weaviatetest.URL(t)
+	root := repo(t)
+	writeFile(t, root, "client/policy.go", `package client
+
+import "time"
+
+// Policy decides how long to wait before the next attempt.
+type Policy interface {
+	// Next returns the wait before attempt n.
+	Next(n int) time.Duration
+	// Done reports whether to stop.
+	Done(n int) bool
+}
+
+// Kind names a backoff shape.
+type Kind int
+
+const (
+	Constant Kind = iota
+	Linear
+	Exponential
+)
+`)
+	local := model2vecConfig(t, writeTinyModel(t, 1))
+	remote := weaviateConfig(t, local, url)
+	remote.CacheDir = t.TempDir()
+	el, er := open(t, local, root, nil), open(t, remote, root, nil)
+	index(t, el, engine.IndexOptions{})
+	index(t, er, engine.IndexOptions{})
+	for _, c := range []struct {
+		query string
+		line  int // the declaration's line
+	}{
+		{"client.Policy.Next", 8},
+		{"client.Policy.Done", 10},
+		{"client.Linear", 18},
+	} {
+		for name, e := range map[string]*engine.Engine{"local": el, "weaviate": er} {
+			r := find(t, e, engine.FindRequest{Query: c.query, Limit: 5, Explain: true})
+			if len(r.Results) == 0 {
+				t.Errorf("%s %s: no results", name, c.query)
+				continue
+			}
+			h := r.Results[0]
+			if h.Path != "client/policy.go" || h.StartLine > c.line || h.EndLine < c.line {
+				t.Errorf("%s %s: first result %s:%d-%d, want the chunk of client/policy.go holding line %d", name, c.query, h.Path, h.StartLine, h.EndLine, c.line)
+			}
+			// Found as the definition, not only by its words.
+			if !slices.Contains(h.Boosts, "definition (qualified)") {
+				t.Errorf("%s %s: first result's boosts %v, want the qualified definition", name, c.query, h.Boosts)
+			}
+		}
+	}
+}

@@ -43,8 +43,9 @@ var _ Source = (*store.DB)(nil)
 // chunks that are not the chunks' own (a Go const group's later entries,
 // an interface's methods, an enum's variants, C prototypes): the symbol
 // channel then finds the chunk declaring a name a symbol query asks for.
-// *store.DB is one; a source without it (the Weaviate backend) finds
-// only chunks' own names.
+// *store.DB (the names table) and the Weaviate backend (the names kept on
+// each chunk object) are; a source without it finds only chunks' own
+// names.
 type DeclaredSource interface {
 	// DeclaredChunks returns up to limit declared names equal to one of
 	// names, ignoring case, each with the chunk holding it, by path and

@@ -61,6 +61,15 @@ var termProps = [store.NumColumns]string{
 // differs: the weighted count of terms, not the plain one.
 const allProp = "tAll"
 
+// declLowerProp and declsProp hold the names declared inside a chunk
+// that are not its own (an interface's methods, an enum's members, a Go
+// const group's later entries): lower case, for [Source.DeclaredChunks]'
+// filter, and as a JSON array of [declared].
+const (
+	declLowerProp = "declLower"
+	declsProp     = "decls"
+)
+
 // allWeights are the column weights allProp bakes in: the search
 // package's BM25 weights, recorded in the tenant's Info (a change
 // rewrites the tenant). A query with other weights or a column mask
@@ -113,6 +122,10 @@ func classes(prefix string, replicas int) []weaviate.Class {
 		// (rowProp); the terms follow.
 		Properties: []weaviate.Property{
 			field("chunkId"), field("fileId"), field("path"), field("nameLower"), stored(rowProp, "text"),
+			// The names declared inside the chunk (store.Declared), lower
+			// case for the filter and as declared.
+			{Name: declLowerProp, DataType: "text[]", Tokenization: "field", Filterable: yes, Searchable: no},
+			stored(declsProp, "text"),
 		},
 	}
 	for _, p := range termProps {

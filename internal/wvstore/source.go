@@ -3,6 +3,7 @@ package wvstore
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -208,6 +209,68 @@ func (s *Source) ChunksByName(ctx context.Context, names []string, limit int) ([
 	})
 	return rows[:min(len(rows), limit)], nil
 }
+
+// declHit is a chunk object found by a name declared inside it.
+type declHit struct {
+	Row   string              `json:"row"`
+	Decls string              `json:"decls"`
+	Add   weaviate.Additional `json:"_additional"`
+}
+
+// DeclaredChunks is [store.DB.DeclaredChunks] over the tenant: the chunk
+// objects whose declared names (declLowerProp) hold one of names, and
+// each such declaration, by path and line, at most limit.
+func (s *Source) DeclaredChunks(ctx context.Context, names []string, limit int) ([]store.Declared, error) {
+	if len(names) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	want := make(map[string]bool, len(names))
+	low := make([]string, 0, len(names))
+	for _, n := range names {
+		if l := strings.ToLower(n); !want[l] {
+			want[l] = true
+			low = append(low, l)
+		}
+	}
+	f := weaviate.Filter{Operator: "ContainsAny", Path: []string{declLowerProp}, Texts: low}
+	hits, err := weaviate.GetAs[declHit](ctx, s.c, weaviate.Query{Class: s.chunk, Tenant: s.tenant, Fields: []string{rowProp, declsProp},
+		Where: &f, Limit: min(limit*4, 10000)})
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Declared
+	for _, h := range hits {
+		var r store.ChunkRow
+		hash, vec, err := decodeRow(h.Row, &r)
+		if err != nil {
+			return nil, fmt.Errorf("chunk object %s: %w", h.Add.ID, err)
+		}
+		// Kept as get keeps rows: the search reads these chunks next.
+		s.mu.Lock()
+		s.rows[r.ID] = r
+		if hash != "" {
+			s.hashes[r.Path] = hash
+		}
+		if vec != "" {
+			s.vecs[r.ID] = vec
+		}
+		s.mu.Unlock()
+		var ds []declared
+		if err := json.Unmarshal([]byte(h.Decls), &ds); err != nil {
+			return nil, fmt.Errorf("chunk object %s: its declared names: %v", h.Add.ID, err)
+		}
+		for _, d := range ds {
+			if want[strings.ToLower(d.Name)] {
+				out = append(out, store.Declared{Name: d.Name, Kind: d.Kind, Symbol: d.Symbol, Crumb: d.Crumb, Line: d.Line,
+					ChunkID: r.ID, Start: r.StartByte, Path: r.Path, Language: r.Language})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Declared) int { return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line)) })
+	return out[:min(len(out), limit)], nil
+}
+
+var _ search.DeclaredSource = (*Source)(nil)
 
 // termFilter matches chunks holding term t in any BM25 column of mask
 // (0: all).

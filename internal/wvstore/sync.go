@@ -389,12 +389,47 @@ func (p *Params) writeFiles(ctx context.Context, paths []string, local map[strin
 	return written, objects, nil
 }
 
+// declared is a name declared inside a chunk as a chunk object keeps it
+// (declsProp): store.Declared without what the object's row holds.
+type declared struct {
+	Name   string `json:"n"`
+	Kind   string `json:"k"`
+	Symbol string `json:"s,omitempty"`
+	Crumb  string `json:"c,omitempty"`
+	Line   int    `json:"l"`
+}
+
+// declaredIn returns, by chunk position in u.Chunks, the names of
+// u.Names declared inside each chunk that are not its own name (ignoring
+// case): the chunk holding the name's first line, the first by position
+// when pieces overlap, as [store.DB.DeclaredChunks] picks it.
+func declaredIn(u *store.Update) map[int][]declared {
+	var out map[int][]declared
+	for _, n := range u.Names {
+		best := -1
+		for i, c := range u.Chunks {
+			if c.StartLine <= n.Line && n.Line <= c.EndLine && (best < 0 || c.StartByte < u.Chunks[best].StartByte) {
+				best = i
+			}
+		}
+		if best < 0 || strings.EqualFold(u.Chunks[best].Name, n.Name) {
+			continue
+		}
+		if out == nil {
+			out = map[int][]declared{}
+		}
+		out[best] = append(out[best], declared{Name: n.Name, Kind: n.Kind, Symbol: n.Symbol, Crumb: n.Breadcrumb, Line: n.Line})
+	}
+	return out
+}
+
 // objects returns a built file's chunk objects and its file object.
 func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Object, weaviate.Object, error) {
 	f := u.File
 	fileID, fileUUID := fileKey(f.Path)
 	hash := hex.EncodeToString(f.Hash)
 	objs := make([]weaviate.Object, 0, len(u.Chunks))
+	decls := declaredIn(u)
 	for i, c := range u.Chunks {
 		id, uuid := chunkKey(f.Path, f.Hash, i)
 		row := store.ChunkRow{Chunk: c, Path: f.Path, Language: f.Language, FileSize: f.Size, FileTime: f.ModTime}
@@ -414,6 +449,17 @@ func (p *Params) objects(u *store.Update, prep index.Prepared) ([]weaviate.Objec
 		props := map[string]any{
 			"chunkId": idText(id), "fileId": idText(fileID), "path": f.Path, "nameLower": strings.ToLower(c.Name),
 			rowProp: encodeRow(&row, hash, enc),
+		}
+		if ds := decls[i]; len(ds) > 0 {
+			low := make([]string, len(ds))
+			for k, d := range ds {
+				low[k] = strings.ToLower(d.Name)
+			}
+			enc, err := json.Marshal(ds)
+			if err != nil {
+				return nil, weaviate.Object{}, fmt.Errorf("%s: %v", f.Path, err)
+			}
+			props[declLowerProp], props[declsProp] = low, string(enc)
 		}
 		for col, name := range termProps {
 			props[name] = c.Terms[col]

@@ -182,3 +182,30 @@ func TestWeightedTerms(t *testing.T) {
 		t.Errorf("weightedTerms = %q, want %q", got, want)
 	}
 }
+
+// TestDeclaredIn: a name goes to the chunk holding its first line (the
+// first by position when pieces overlap), and never to a chunk of its
+// own name.
+func TestDeclaredIn(t *testing.T) {
+	u := &store.Update{
+		Chunks: []store.Chunk{
+			{Name: "Reader", StartLine: 3, EndLine: 8, StartByte: 20},
+			{Name: "Sunday", StartLine: 10, EndLine: 15, StartByte: 90},
+			{Name: "Sunday", StartLine: 12, EndLine: 20, StartByte: 120}, // a later piece
+		},
+		Names: []store.Name{
+			{Name: "Read", Kind: "method", Symbol: "Reader.Read", Breadcrumb: "Reader", Line: 5},
+			{Name: "Monday", Kind: "const", Line: 12},
+			{Name: "sunday", Kind: "const", Line: 11}, // the chunk's own name
+			{Name: "Orphan", Kind: "var", Line: 40},   // in no chunk
+		},
+	}
+	got := declaredIn(u)
+	want := map[int][]declared{
+		0: {{Name: "Read", Kind: "method", Symbol: "Reader.Read", Crumb: "Reader", Line: 5}},
+		1: {{Name: "Monday", Kind: "const", Line: 12}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("declaredIn (-want +got):\n%s", diff)
+	}
+}
