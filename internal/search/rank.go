@@ -481,7 +481,11 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		case !wantsDocs && (c.Language == "markdown" || c.Language == "text"):
 			mult *= tune.DocPenalty
 			c.Boosts = append(c.Boosts, "docs")
-		case f.decl && !(short && f.pyInit && isCodeDefinition(c.Kind)):
+		case f.decl && !(short && f.pyInit && isCodeDefinition(c.Kind)) && !c.Defines:
+			// The definition a symbol query asks for is the answer
+			// wherever it is: a package that ships .d.ts and .js only
+			// defines ErrorCode in its .d.ts (semble DEV and the ranking
+			// suite unchanged; an issue text is never a symbol query).
 			// A package's __init__.py mostly re-exports, but a function
 			// or class defined there is the code itself (pygments keeps
 			// guess_lexer and get_lexer_by_name in lexers/__init__.py):

@@ -618,3 +618,22 @@ func kindOr(k string) string {
 	}
 	return k
 }
+
+// TestRankDeclarationDefines: a declarations file's chunk that defines
+// the name a symbol query asks for (a package that ships .d.ts and .js
+// only) is the answer, not lowered; its other chunks still are.
+func TestRankDeclarationDefines(t *testing.T) {
+	t.Parallel()
+	cands := []Result{
+		{ChunkID: 1, Path: "server/auth/errors.js", StartLine: 23, EndLine: 26, Kind: "method", Symbol: "OAuthError.errorCode", Language: "javascript", Score: 0.5},
+		{ChunkID: 2, Path: "types.d.ts", StartLine: 254, EndLine: 266, Kind: "enum", Symbol: "ErrorCode", Language: "typescript", Score: 0.5},
+		{ChunkID: 3, Path: "types.d.ts", StartLine: 300, EndLine: 320, Kind: "type", Symbol: "Request", Language: "typescript", Score: 0.5},
+	}
+	rankQuery(analyze.Analyze("ErrorCode"), cands, map[int64]string{1: "errorCode", 2: "ErrorCode", 3: "Request"})
+	if cands[0].ChunkID != 2 || slices.Contains(cands[0].Boosts, "declarations") {
+		t.Errorf("ErrorCode: first chunk %d (boosts %v), want the enum's definition, not lowered", cands[0].ChunkID, cands[0].Boosts)
+	}
+	if b := byID(cands, 3).Boosts; !slices.Contains(b, "declarations") {
+		t.Errorf("another chunk of the .d.ts: boosts %v, want declarations", b)
+	}
+}
