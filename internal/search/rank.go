@@ -337,12 +337,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	// for under its qualifiers (its own definition or one declared in it).
 	heldDef := false
 	if q.Kind == analyze.QuerySymbol {
-		for _, c := range cands {
-			name, symbol, crumb := names[c.ChunkID], c.Symbol, c.Breadcrumb
-			if d, ok := declared[c.ChunkID]; ok {
-				name, symbol, crumb = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb
-			}
-			if qs := quals[name]; syms[name] && len(qs) > 0 && isDefinitionKind(c.Kind) && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs) {
+		for i := range cands {
+			c := &cands[i]
+			name, symbol, crumb, kind := definedBy(c, names, declared)
+			if qs := quals[name]; syms[name] && len(qs) > 0 && isDefinitionKind(kind) && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs) {
 				heldDef = true
 				break
 			}
@@ -361,16 +359,10 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		c := &cands[i]
 		mult := 1.0
 		add := 0.0
-		name := names[c.ChunkID]
-		symbol, crumb := c.Symbol, c.Breadcrumb
-		if d, ok := declared[c.ChunkID]; ok {
-			// "time.Monday" in the const group that starts with Sunday,
-			// "io.Reader.Read" in the Reader interface.
-			name, symbol, crumb = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb
-		}
+		name, symbol, crumb, kind := definedBy(c, names, declared)
 		lname := strings.ToLower(name)
 		implOnly := c.Kind == kindImpl && typeDefined[lname]
-		if name != "" && isDefinitionKind(c.Kind) {
+		if name != "" && isDefinitionKind(kind) {
 			qs := quals[name]
 			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
 			switch {
@@ -511,6 +503,19 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		// follow the order files were indexed in).
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.ChunkID, b.ChunkID))
 	})
+}
+
+// definedBy returns the name, symbol, breadcrumb and kind of what chunk
+// c defines as ranking reads it: its own (names holds its bare name), or
+// the declaration inside it that the symbol channel found it by
+// (declared): "time.Monday" in the const group that starts with Sunday,
+// "io.Reader.Read" in the Reader interface, "Keyword = Token.Keyword" in
+// a block of module assignments.
+func definedBy(c *Result, names map[int64]string, declared map[int64]store.Declared) (name, symbol, crumb, kind string) {
+	if d, ok := declared[c.ChunkID]; ok {
+		return d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb, d.Kind
+	}
+	return names[c.ChunkID], c.Symbol, c.Breadcrumb, c.Kind
 }
 
 // ownedBy reports whether a definition's symbol ("AxiosHeaders.normalize",
