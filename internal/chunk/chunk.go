@@ -55,7 +55,10 @@ package chunk
 //	   TypeScript, C#, Kotlin, Swift, PHP and Scala cases) are [Decl]s
 //	   "Enum.Member"; a C or C++ macro word alone on its line after a
 //	   comma (the last enumerator) is no longer masked.
-const Version = 8
+//	9: a Python class deriving from an enumeration base (Enum, IntEnum,
+//	   Flag, Django's Choices, …) reports its assigned members as
+//	   [Decl]s "Class.NAME".
+const Version = 9
 
 // Kind names what a chunk holds.
 type Kind string

@@ -196,6 +196,10 @@ func TestEnumMembers(t *testing.T) {
 		"Suit.php":    {"Suit.Hearts 4", "Suit.Spades 5"},
 		"Color.scala": {"Color.Red 2", "Color.Green 2", "Color.Blue 3"},
 		"Color.swift": {"Color.red 2", "Color.green 2", "Color.blue 3"},
+		// A class deriving from an enumeration base; a plain class's
+		// attributes are not members.
+		"status.py": {"Status.OK 7", "Status.NOT_FOUND 8", "Color.RED 16"},
+		"simple.py": {"HTTPStatus.OK 3"}, // an enumeration by its decorator
 	}
 	eachChunked(t, data, New(nil), func(t *testing.T, f txtarFile, lang string, got File) {
 		want, ok := wants[f.name]
@@ -210,7 +214,8 @@ func TestEnumMembers(t *testing.T) {
 			decls = append(decls, fmt.Sprintf("%s %d", d.Symbol, d.StartLine))
 			inEnum := false
 			for _, c := range got.Chunks {
-				inEnum = inEnum || c.Kind == KindEnum && c.StartLine <= d.StartLine && d.EndLine <= c.EndLine
+				// A Python enumeration stays a class.
+				inEnum = inEnum || (c.Kind == KindEnum || c.Kind == KindClass && lang == discover.LangPython) && c.StartLine <= d.StartLine && d.EndLine <= c.EndLine
 			}
 			if !inEnum {
 				t.Errorf("decl %s at %d-%d lies in no enum chunk", d.Symbol, d.StartLine, d.EndLine)

@@ -5,6 +5,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 
 	"github.com/ctx-dev/ctx/internal/discover"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 func init() {
@@ -34,8 +35,69 @@ func pythonResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bo
 		d.bodiless = false
 		d.members = n
 		d.doc = pyDocstring(w, d.body)
+		if cls.typ == "class_definition" && pyEnumClass(w, n) {
+			d.aliases = pyEnumMembers(w, d)
+		}
 	}
 	return d, ok
+}
+
+// pyEnumBases matches the base classes of an enumeration: the standard
+// library's Enum, IntEnum, StrEnum, Flag and IntFlag, and Django's
+// Choices, TextChoices and IntegerChoices, qualified or not.
+var pyEnumBases = lazyre.New(`\b(?:\w*Enum|\w*Flag|\w*Choices)\b`)
+
+// pyEnumClass reports whether the class_definition n is an
+// enumeration: a base or a decorator names one ("class Status(IntEnum)",
+// the standard library's "@_simple_enum(IntEnum)").
+func pyEnumClass(w *walker, n *sitter.Node) bool {
+	if pyEnumBases().MatchString(w.fieldText(n, "superclasses")) {
+		return true
+	}
+	p := n.Parent()
+	if p == nil || p.Type() != "decorated_definition" {
+		return false
+	}
+	cnt := min(int(p.NamedChildCount()), maxScan)
+	for i := 0; i < cnt; i++ {
+		if c := p.NamedChild(i); c.Type() == "decorator" && pyEnumBases().MatchString(w.text(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pyEnumMembers returns the members of an enumeration class d, the
+// names its body assigns ("RED = 1"; not private "_ignore_" ones), as
+// declarations "Class.NAME" of kind const.
+func pyEnumMembers(w *walker, d def) []Decl {
+	if d.body == nil {
+		return nil
+	}
+	var out []Decl
+	cnt := min(int(d.body.NamedChildCount()), 4*maxEnumMembers)
+	for i := 0; i < cnt && len(out) < maxEnumMembers; i++ {
+		st := d.body.NamedChild(i)
+		if st.Type() != "expression_statement" {
+			continue
+		}
+		a := firstNamed(st)
+		if a == nil || a.Type() != "assignment" {
+			continue
+		}
+		left := a.ChildByFieldName("left")
+		if left == nil || left.Type() != "identifier" {
+			continue
+		}
+		name := w.text(left)
+		first, last := w.nodeSpan(st)
+		if name == "" || name[0] == '_' || first < 0 {
+			continue
+		}
+		out = append(out, Decl{Kind: KindConst, Symbol: d.name + "." + name, Name: name,
+			Breadcrumb: d.name, StartLine: first + 1, EndLine: last + 1})
+	}
+	return out
 }
 
 // assignment makes a module-level assignment that spans several lines
