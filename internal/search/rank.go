@@ -361,6 +361,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		add := 0.0
 		name, symbol, crumb, kind := definedBy(c, names, declared)
 		lname := strings.ToLower(name)
+		otherOwner := false
 		implOnly := c.Kind == kindImpl && typeDefined[lname]
 		if name != "" && isDefinitionKind(kind) {
 			qs := quals[name]
@@ -388,8 +389,12 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 					b *= tune.QualMiss
 					if heldDef {
 						// The qualified definition is among the
-						// candidates: another owner's is further off.
+						// candidates: another owner's is further off,
+						// and its file's name holding the qualifier
+						// (value_parser.rs for Parser::parse) says
+						// nothing more.
 						b *= tune.QualMiss
+						otherOwner = true
 					}
 					c.Boosts = append(c.Boosts, "definition (other owner)")
 				default:
@@ -421,7 +426,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			c.Boosts = append(c.Boosts, "internal")
 		}
 		// File name and directory matches.
-		if share := f.share; share > 0 {
+		if share := f.share; share > 0 && !otherOwner {
 			if q.Kind == analyze.QueryLong {
 				share = math.Min(share, 0.2)
 			}

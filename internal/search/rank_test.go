@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -635,5 +636,24 @@ func TestRankDeclarationDefines(t *testing.T) {
 	}
 	if b := byID(cands, 3).Boosts; !slices.Contains(b, "declarations") {
 		t.Errorf("another chunk of the .d.ts: boosts %v, want declarations", b)
+	}
+}
+
+// TestRankQualifiedOtherOwnerFileName: once the qualified definition is
+// among the candidates, another owner's definition of the name gets no
+// lift from a file name that holds the qualifier (value_parser.rs for
+// Parser::parse).
+func TestRankQualifiedOtherOwnerFileName(t *testing.T) {
+	t.Parallel()
+	cands := []Result{
+		{ChunkID: 1, Path: "src/builder/value_parser.rs", StartLine: 699, EndLine: 709, Kind: "method", Symbol: "TypedValueParser.parse", Language: "rust", Score: 0.5},
+		{ChunkID: 2, Path: "src/derive.rs", StartLine: 80, EndLine: 93, Kind: "method", Symbol: "Parser.parse", Language: "rust", Score: 0.45},
+	}
+	rankQuery(analyze.Analyze("Parser::parse"), cands, map[int64]string{1: "parse", 2: "parse"})
+	if cands[0].ChunkID != 2 || !slices.Contains(cands[0].Boosts, "definition (qualified)") {
+		t.Errorf("Parser::parse: first chunk %d (boosts %v), want Parser.parse as the qualified definition", cands[0].ChunkID, cands[0].Boosts)
+	}
+	if b := byID(cands, 1).Boosts; slices.ContainsFunc(b, func(s string) bool { return strings.HasPrefix(s, "file-name") }) {
+		t.Errorf("the other owner's parse: boosts %v, want no file-name lift", b)
 	}
 }
