@@ -81,12 +81,8 @@ func pyEnumMembers(w *walker, d def) []Decl {
 		if st.Type() != "expression_statement" {
 			continue
 		}
-		a := firstNamed(st)
-		if a == nil || a.Type() != "assignment" {
-			continue
-		}
-		left := a.ChildByFieldName("left")
-		if left == nil || left.Type() != "identifier" {
+		_, left := assignTarget(st)
+		if left == nil {
 			continue
 		}
 		name := w.text(left)
@@ -107,12 +103,8 @@ func assignment(w *walker, n *sitter.Node, sc *scope) (def, bool) {
 	if sc.m != nil || !w.multiLine(n) {
 		return def{}, false
 	}
-	a := firstNamed(n)
-	if a == nil || a.Type() != "assignment" {
-		return def{}, false
-	}
-	left := a.ChildByFieldName("left")
-	if left == nil || left.Type() != "identifier" {
+	a, left := assignTarget(n)
+	if left == nil {
 		return def{}, false
 	}
 	d := def{node: n, kind: KindVar, name: w.text(left), body: a.ChildByFieldName("right")}
@@ -120,6 +112,21 @@ func assignment(w *walker, n *sitter.Node, sc *scope) (def, bool) {
 		d.kind = KindConst
 	}
 	return d, true
+}
+
+// assignTarget returns the assignment an expression_statement n holds
+// and its target when that is one name ("x = …", not "a.b = …" or
+// "x, y = …"); a nil target otherwise.
+func assignTarget(n *sitter.Node) (a, left *sitter.Node) {
+	a = firstNamed(n)
+	if a == nil || a.Type() != "assignment" {
+		return nil, nil
+	}
+	left = a.ChildByFieldName("left")
+	if left == nil || left.Type() != "identifier" {
+		return nil, nil
+	}
+	return a, left
 }
 
 // pyDocstring returns the docstring that opens a function or class body.

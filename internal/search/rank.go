@@ -283,8 +283,8 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	}
 	// A short query that writes a type and the name of one of its members
 	// apart ("AxiosHeaders normalize", "JsonReader peek") asks for that
-	// member, as its qualified form does: the query's words (lower case)
-	// that are not its symbols, and its symbols' names, lower case. With
+	// member, as its qualified form does: the query's words that are not
+	// stopwords, and its symbols' names, lower case. With
 	// any word of the query taken for an owner as well, "http server
 	// shutdown" found Server.Shutdown, but semble DEV lost 0.001 (a
 	// Phoenix question 1.0 -> 0.63): only code-style symbols own. A member
@@ -333,18 +333,14 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		}
 	}
 
-	// heldDef: a candidate defines the name a qualified symbol query asks
-	// for under its qualifiers (its own definition or one declared in it).
+	// What each candidate defines, read once for the loop below; heldDef:
+	// a candidate defines the name a qualified symbol query asks for under
+	// its qualifiers (its own definition or one declared in it).
+	defs := make([]definition, len(cands))
 	heldDef := false
-	if q.Kind == analyze.QuerySymbol {
-		for i := range cands {
-			c := &cands[i]
-			name, symbol, crumb, kind := definedBy(c, names, declared)
-			if qs := quals[name]; syms[name] && len(qs) > 0 && isDefinitionKind(kind) && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs) {
-				heldDef = true
-				break
-			}
-		}
+	for i := range cands {
+		defs[i] = definedBy(&cands[i], names, declared, quals)
+		heldDef = heldDef || q.Kind == analyze.QuerySymbol && defs[i].held && syms[defs[i].name]
 	}
 	perFile := map[string]int{}
 	for _, c := range cands {
@@ -359,13 +355,12 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		c := &cands[i]
 		mult := 1.0
 		add := 0.0
-		name, symbol, crumb, kind := definedBy(c, names, declared)
-		lname := strings.ToLower(name)
+		d := defs[i]
+		name, lname := d.name, strings.ToLower(d.name)
 		otherOwner := false
 		implOnly := c.Kind == kindImpl && typeDefined[lname]
-		if name != "" && isDefinitionKind(kind) {
-			qs := quals[name]
-			held := len(qs) > 0 && holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
+		if d.isDef {
+			qs, held := quals[name], d.held
 			switch {
 			case implOnly:
 				add += tune.DefBoostOther * top
@@ -510,17 +505,29 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	})
 }
 
-// definedBy returns the name, symbol, breadcrumb and kind of what chunk
-// c defines as ranking reads it: its own (names holds its bare name), or
-// the declaration inside it that the symbol channel found it by
-// (declared): "time.Monday" in the const group that starts with Sunday,
-// "io.Reader.Read" in the Reader interface, "Keyword = Token.Keyword" in
-// a block of module assignments.
-func definedBy(c *Result, names map[int64]string, declared map[int64]store.Declared) (name, symbol, crumb, kind string) {
+// definition is what a candidate defines as ranking reads it.
+type definition struct {
+	name  string // the bare defined name ("" for none)
+	isDef bool   // name is set and of a definition's kind
+	held  bool   // a definition under the query's qualifiers of name
+}
+
+// definedBy returns what chunk c defines: its own definition (names holds
+// its bare name), or the declaration inside it that the symbol channel
+// found it by (declared): "time.Monday" in the const group that starts
+// with Sunday, "io.Reader.Read" in the Reader interface, "Keyword =
+// Token.Keyword" in a block of module assignments. held is worked out
+// only for a name the query qualifies (quals).
+func definedBy(c *Result, names map[int64]string, declared map[int64]store.Declared, quals qualified) definition {
+	name, symbol, crumb, kind := names[c.ChunkID], c.Symbol, c.Breadcrumb, c.Kind
 	if d, ok := declared[c.ChunkID]; ok {
-		return d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb, d.Kind
+		name, symbol, crumb, kind = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb, d.Kind
 	}
-	return names[c.ChunkID], c.Symbol, c.Breadcrumb, c.Kind
+	def := definition{name: name, isDef: name != "" && isDefinitionKind(kind)}
+	if qs := quals[name]; def.isDef && len(qs) > 0 {
+		def.held = holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
+	}
+	return def
 }
 
 // ownedBy reports whether a definition's symbol ("AxiosHeaders.normalize",

@@ -1381,25 +1381,34 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 		path  string
 		start int
 	}
-	var cs []c
-	for _, r := range rows {
-		if len(exactOnly) > 0 && !anyCase[strings.ToLower(r.Name)] && !exactOnly[r.Name] {
-			continue // only a capitalised word's other-case twin
+	// score rates a chunk defining name, or nothing for a capitalised
+	// word's other-case twin: 1, one more for the exact case, for a
+	// definition's kind and for a definition under the query's
+	// qualifiers, half a point less for a later piece of a split one.
+	score := func(name string, definition bool, part int, path, lang, symbol, crumb string) (float64, bool) {
+		if len(exactOnly) > 0 && !anyCase[strings.ToLower(name)] && !exactOnly[name] {
+			return 0, false
 		}
 		sc := 1.0
-		if want[r.Name] {
-			sc = 2 // exact case
+		if want[name] {
+			sc++
 		}
-		if isDefinitionKind(r.Kind) {
-			sc += 1
+		if definition {
+			sc++
 		}
-		if r.Part > 1 {
-			sc -= 0.5 // later pieces of a split definition
+		if part > 1 {
+			sc -= 0.5
 		}
-		if qs := quals[r.Name]; len(qs) > 0 && holdsQualifiers(r.Path, r.Language, r.Symbol, r.Breadcrumb, qs) {
-			sc += 1
+		if qs := quals[name]; len(qs) > 0 && holdsQualifiers(path, lang, symbol, crumb, qs) {
+			sc++
 		}
-		cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
+		return sc, true
+	}
+	var cs []c
+	for _, r := range rows {
+		if sc, ok := score(r.Name, isDefinitionKind(r.Kind), r.Part, r.Path, r.Language, r.Symbol, r.Breadcrumb); ok {
+			cs = append(cs, c{r.ID, sc, r.Path, r.StartByte})
+		}
 	}
 	if ds, ok := s.DB.(DeclaredSource); ok && q.Kind == analyze.QuerySymbol {
 		decls, err := ds.DeclaredChunks(ctx, names, fetch)
@@ -1411,15 +1420,9 @@ func (s *Searcher) symbolChannel(ctx context.Context, q *analyze.Query, quals qu
 			found[x.id] = i
 		}
 		for _, d := range decls {
-			if len(exactOnly) > 0 && !anyCase[strings.ToLower(d.Name)] && !exactOnly[d.Name] {
+			sc, ok := score(d.Name, true, 0, d.Path, d.Language, cmp.Or(d.Symbol, d.Name), d.Crumb)
+			if !ok {
 				continue
-			}
-			sc := 2.0 // a declaration; exact case adds one, as above
-			if want[d.Name] {
-				sc++
-			}
-			if qs := quals[d.Name]; len(qs) > 0 && holdsQualifiers(d.Path, d.Language, cmp.Or(d.Symbol, d.Name), d.Crumb, qs) {
-				sc++
 			}
 			if i, ok := found[d.ChunkID]; ok {
 				// The chunk defines another name the query asks for

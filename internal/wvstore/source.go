@@ -145,16 +145,23 @@ func (s *Source) get(ctx context.Context, q weaviate.Query) ([]store.ChunkRow, [
 	}
 	s.mu.Lock()
 	for i, r := range rows {
-		s.rows[r.ID] = r
-		if hashes[i] != "" {
-			s.hashes[r.Path] = hashes[i]
-		}
-		if vecs[i] != "" {
-			s.vecs[r.ID] = vecs[i]
-		}
+		s.keepLocked(r, hashes[i], vecs[i])
 	}
 	s.mu.Unlock()
 	return rows, adds, nil
+}
+
+// keepLocked remembers a row a query returned, with its file's hash and
+// its encoded vector when the row carries them (""), for the search's
+// reads that follow. s.mu must be held.
+func (s *Source) keepLocked(r store.ChunkRow, hash, vec string) {
+	s.rows[r.ID] = r
+	if hash != "" {
+		s.hashes[r.Path] = hash
+	}
+	if vec != "" {
+		s.vecs[r.ID] = vec
+	}
 }
 
 // rowFieldsQuery are the properties a chunk query returns.
@@ -247,13 +254,7 @@ func (s *Source) DeclaredChunks(ctx context.Context, names []string, limit int) 
 		}
 		// Kept as get keeps rows: the search reads these chunks next.
 		s.mu.Lock()
-		s.rows[r.ID] = r
-		if hash != "" {
-			s.hashes[r.Path] = hash
-		}
-		if vec != "" {
-			s.vecs[r.ID] = vec
-		}
+		s.keepLocked(r, hash, vec)
 		s.mu.Unlock()
 		var ds []declared
 		if err := json.Unmarshal([]byte(h.Decls), &ds); err != nil {

@@ -180,26 +180,25 @@ type hit struct {
 // results themselves: the position of the first result of that path
 // holding the line, 0 past limit results.
 func rankOf(hits []hit, targets []string, limit int) int {
-	var files, lines []string
+	type line struct {
+		path string
+		n    int
+	}
+	var files []string
+	var lines []line
 	for _, t := range targets {
-		if _, _, ok := lineTarget(t); ok {
-			lines = append(lines, t)
+		if p, n, ok := lineTarget(t); ok {
+			lines = append(lines, line{p, n})
 		} else {
 			files = append(files, t)
 		}
 	}
-	best := 0
-	for i, h := range hits[:min(len(hits), limit)] {
-		for _, t := range lines {
-			if p, l, _ := lineTarget(t); filepath.ToSlash(h.Path) == p && h.StartLine <= l && l <= h.EndLine {
-				best = i + 1
-				break
-			}
-		}
-		if best > 0 {
-			break
-		}
+	holds := func(h hit) bool {
+		return slices.ContainsFunc(lines, func(l line) bool {
+			return filepath.ToSlash(h.Path) == l.path && h.StartLine <= l.n && l.n <= h.EndLine
+		})
 	}
+	best := 1 + slices.IndexFunc(hits[:min(len(hits), limit)], holds) // 0: none
 	seen := map[string]bool{}
 	n := 0
 	for _, h := range hits {
