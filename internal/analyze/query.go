@@ -63,7 +63,11 @@ type Patch struct {
 
 // Query is the analysis of one search query.
 type Query struct {
-	Raw  string
+	Raw string
+	// Text is Raw with the install location of each dependency path
+	// blanked out ([blankInstallPrefixes]), at the same byte offsets: the
+	// text whose words are the query's terms, symbols and meaning.
+	Text string
 	Kind QueryKind
 	// Terms are the unique analyzed terms, stopwords removed, in order of
 	// first appearance.
@@ -196,13 +200,21 @@ func Analyze(raw string) *Query {
 	if strings.Contains(raw, "+++ ") || strings.Contains(raw, "diff --git ") {
 		q.Patches = patches(raw)
 	}
+	// text is raw with each path's install location blanked out: the
+	// words of "/home/tom/venv/lib/python3.8/site-packages/django/db/x.py"
+	// before "django" name the reporter's machine, not the code, and
+	// would be the query's rarest terms (a user name, a project folder).
+	// Paths and frames keep the whole path, which a searcher matches by
+	// suffix.
+	text := blankInstallPrefixes(raw)
+	q.Text = text
 	if strings.Contains(raw, `"`) {
 		for _, m := range reQuoted().FindAllStringSubmatch(raw, -1) {
 			q.Phrases = append(q.Phrases, m[1])
 		}
 	}
-	if strings.Contains(raw, "`") {
-		for _, m := range reBacktick().FindAllStringSubmatch(raw, -1) {
+	if strings.Contains(text, "`") {
+		for _, m := range reBacktick().FindAllStringSubmatch(text, -1) {
 			inner := strings.TrimSpace(m[1])
 			if !strings.ContainsAny(inner, " \t") {
 				addSym(inner)
@@ -229,16 +241,16 @@ func Analyze(raw string) *Query {
 			addSym(f.Func)
 		}
 	}
-	if strings.ContainsAny(raw, ".:->#") {
-		for _, m := range reDotted().FindAllString(raw, -1) {
+	if strings.ContainsAny(text, ".:->#") {
+		for _, m := range reDotted().FindAllString(text, -1) {
 			if hasSourceExt(m) || hasPath(pathAt, m) {
 				continue
 			}
 			addSym(m)
 		}
 	}
-	if strings.Contains(raw, "(") {
-		for _, m := range reCall().FindAllStringSubmatch(raw, -1) {
+	if strings.Contains(text, "(") {
+		for _, m := range reCall().FindAllStringSubmatch(text, -1) {
 			if !stopwords[strings.ToLower(m[1])] {
 				addSym(m[1])
 			}
@@ -259,10 +271,10 @@ func Analyze(raw string) *Query {
 	var words []string
 	var joinable []bool // joinable[i]: only spaces or tabs between words i-1 and i
 	prevEnd := -1
-	Words(raw, func(w string, start int) {
+	Words(text, func(w string, start int) {
 		q.Words++
 		words = append(words, w)
-		joinable = append(joinable, prevEnd >= 0 && strings.Trim(raw[prevEnd:start], " \t") == "")
+		joinable = append(joinable, prevEnd >= 0 && strings.Trim(text[prevEnd:start], " \t") == "")
 		prevEnd = start + len(w)
 		if IsIdentifier(w) {
 			addSym(w)
@@ -272,7 +284,7 @@ func Analyze(raw string) *Query {
 	for _, s := range q.Symbols {
 		Words(s, func(w string, _ int) { codeWords[w] = true })
 	}
-	Words(raw, func(w string, _ int) {
+	Words(text, func(w string, _ int) {
 		wt := 1.0
 		if codeWords[w] {
 			wt = 2
@@ -349,6 +361,62 @@ func capitalised(raw string, skip map[string]bool) []string {
 		out = append(out, w)
 	})
 	return out
+}
+
+// installDirs are the directory names under which a language's package
+// manager installs packages: a path through one of them is a dependency's
+// file, and what precedes the directory is where it was installed.
+var installDirs = []string{"site-packages", "dist-packages", "node_modules"}
+
+// blankInstallPrefixes returns raw with the install location of every
+// path that goes through one of installDirs replaced by spaces, from the
+// path's start up to and including the directory's separator:
+// "/l10n/venv/lib/python3.6/site-packages/django/core/handlers/base.py"
+// keeps "django/core/handlers/base.py" at the same byte offsets. Either
+// separator counts (a Windows traceback's
+// `C:\Python310\lib\site-packages\sympy\...`). A path starts after the
+// nearest space, quote, bracket, '=' or ',' before the directory. raw is
+// returned as it is when no path goes through one.
+func blankInstallPrefixes(raw string) string {
+	var b []byte
+	for _, dir := range installDirs {
+		for off := 0; ; {
+			i := strings.Index(raw[off:], dir)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(dir)
+			off = end
+			if end >= len(raw) || raw[end] != '/' && raw[end] != '\\' || i > 0 && raw[i-1] != '/' && raw[i-1] != '\\' {
+				continue // a word, not a directory of a path
+			}
+			start := i
+			for start > 0 && !pathStop(raw[start-1]) {
+				start--
+			}
+			if b == nil {
+				b = []byte(raw)
+			}
+			for k := start; k <= end; k++ {
+				b[k] = ' '
+			}
+		}
+	}
+	if b == nil {
+		return raw
+	}
+	return string(b)
+}
+
+// pathStop reports whether c cannot be inside a path as a query writes
+// one: it ends the path before it.
+func pathStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '(', ')', '[', ']', '<', '>', '=', ',':
+		return true
+	}
+	return false
 }
 
 // slashed returns a frame's path with a Windows path's backslashes as

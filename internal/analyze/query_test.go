@@ -699,3 +699,77 @@ func TestInnermostFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeInstallPrefix checks that the words of where a reporter
+// installed a package (a user name, a project or virtualenv folder) make
+// no terms or symbols, while the path keeps them for suffix matching and
+// the package's own words stay.
+func TestAnalyzeInstallPrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, query string
+		gone, kept  []string // terms
+		paths       []string
+	}{
+		{
+			name: "virtualenv traceback",
+			query: "Optional URL params crash some view functions.\nTraceback (most recent call last):\n" +
+				` File "/l10n/venv/lib/python3.6/site-packages/django/core/handlers/base.py", line 115, in _get_response` + "\n" +
+				"\tresponse = self.process_exception_by_middleware(e, request)\n",
+			gone:  []string{"l10n", "venv", "python3", "site", "packages"},
+			kept:  []string{"django", "core", "handlers", "base", "response", "_get_response"},
+			paths: []string{"/l10n/venv/lib/python3.6/site-packages/django/core/handlers/base.py"},
+		},
+		{
+			name:  "windows path",
+			query: "it fails in C:\\Users\\hcui7\\miniconda3\\lib\\site-packages\\sympy\\core\\basic.py when a Symbol is compared with a Point in the plane",
+			gone:  []string{"hcui7", "miniconda3", "users"},
+			kept:  []string{"sympy", "basic", "symbol", "point"},
+		},
+		{
+			name:  "npm dependency",
+			query: "TypeError: cannot read properties of undefined\n    at Layer.handle (/home/dev/shop-api/node_modules/express/lib/router/layer.js:95:5)\n    at next (/home/dev/shop-api/node_modules/express/lib/router/route.js:149:13)",
+			gone:  []string{"shop", "api", "dev", "home"},
+			kept:  []string{"express", "router", "layer", "handle"},
+			paths: []string{"/home/dev/shop-api/node_modules/express/lib/router/layer.js"},
+		},
+		{
+			name:  "the words alone",
+			query: "pip installs into site-packages and npm into node_modules, and the loader reads both",
+			kept:  []string{"site", "packages", "node_modules", "loader"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := analyze.Analyze(tt.query)
+			terms := map[string]bool{}
+			for _, term := range q.Terms {
+				terms[term.Text] = true
+			}
+			if len(q.Text) != len(q.Raw) {
+				t.Errorf("Text is %d bytes, Raw %d: offsets must match", len(q.Text), len(q.Raw))
+			}
+			for _, w := range tt.gone {
+				if strings.Contains(strings.ToLower(q.Text), w) {
+					t.Errorf("Text keeps %q from the install location: %q", w, q.Text)
+				}
+				if terms[w] {
+					t.Errorf("term %q from the install location kept; terms %v", w, q.Terms)
+				}
+				if slices.Contains(q.Symbols, w) {
+					t.Errorf("symbol %q from the install location kept", w)
+				}
+			}
+			for _, w := range tt.kept {
+				if !terms[w] {
+					t.Errorf("term %q missing; terms %v", w, q.Terms)
+				}
+			}
+			for _, p := range tt.paths {
+				if !slices.Contains(q.Paths, p) {
+					t.Errorf("path %q missing; paths %v", p, q.Paths)
+				}
+			}
+		})
+	}
+}

@@ -748,7 +748,7 @@ func (s *Searcher) recall(ctx context.Context, q *analyze.Query, quals qualified
 	// results; the server's retrieval unchanged within noise.
 	var denseText string
 	if s.Embedder != nil && s.Vectors != nil && s.Vectors.Len() > 0 && req.Uses("dense") {
-		denseText = denseQuery(req.Query, terms, n)
+		denseText = denseQuery(q.Text, terms, n)
 		run("dense", func() error {
 			ectx := gctx
 			if s.EmbedTimeout > 0 {
