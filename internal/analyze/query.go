@@ -366,41 +366,95 @@ func capitalised(raw string, skip map[string]bool) []string {
 // installDirs are the directory names under which a language's package
 // manager installs packages: a path through one of them is a dependency's
 // file, and what precedes the directory is where it was installed.
-var installDirs = []string{"site-packages", "dist-packages", "node_modules"}
+var installDirs = map[string]bool{"site-packages": true, "dist-packages": true, "node_modules": true}
+
+// installEnd returns how many of a path's segments (split at either
+// separator) name where code was installed rather than the code: through
+// its last installDirs segment, or through a Python standard library's
+// directory ("lib/python3.9", "lib64/python3", Windows' "Python310/Lib"),
+// whose files are the interpreter's, not a project's. 0 when none does.
+func installEnd(segs []string) int {
+	end := 0
+	for i, s := range segs {
+		switch {
+		case installDirs[s]:
+			end = i + 1
+		case i > 0 && isPythonDir(s) && (strings.EqualFold(segs[i-1], "lib") || strings.EqualFold(segs[i-1], "lib64")):
+			end = i + 1
+		case i > 0 && strings.EqualFold(s, "lib") && isPythonDir(segs[i-1]):
+			end = i + 1
+		}
+	}
+	return end
+}
+
+// isPythonDir reports whether s names a Python installation's directory:
+// "python3.9", "python3", "Python310" (any case).
+func isPythonDir(s string) bool {
+	if len(s) < 7 || !strings.EqualFold(s[:6], "python") {
+		return false
+	}
+	for i := 6; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c != '.' || i == 6) {
+			return false
+		}
+	}
+	return true
+}
 
 // blankInstallPrefixes returns raw with the install location of every
-// path that goes through one of installDirs replaced by spaces, from the
-// path's start up to and including the directory's separator:
+// path ([installEnd]) replaced by spaces, from the path's start up to and
+// including the separator after it:
 // "/l10n/venv/lib/python3.6/site-packages/django/core/handlers/base.py"
-// keeps "django/core/handlers/base.py" at the same byte offsets. Either
-// separator counts (a Windows traceback's
-// `C:\Python310\lib\site-packages\sympy\...`). A path starts after the
-// nearest space, quote, bracket, '=' or ',' before the directory. raw is
-// returned as it is when no path goes through one.
+// keeps "django/core/handlers/base.py" and
+// "/usr/local/Cellar/python@3.9/Frameworks/lib/python3.9/argparse.py"
+// keeps "argparse.py", at the same byte offsets. A path is a run of bytes
+// between [pathStop] bytes holding a separator ('/' or '\\', as a Windows
+// traceback writes it). raw is returned as it is when no path has an
+// install location.
 func blankInstallPrefixes(raw string) string {
 	var b []byte
-	for _, dir := range installDirs {
-		for off := 0; ; {
-			i := strings.Index(raw[off:], dir)
-			if i < 0 {
-				break
+	var segs []string
+	for i := 0; i < len(raw); {
+		if pathStop(raw[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(raw) && !pathStop(raw[i]) {
+			i++
+		}
+		tok := raw[start:i]
+		if !strings.ContainsAny(tok, "/\\") {
+			continue
+		}
+		segs = segs[:0]
+		for s := range strings.FieldsFuncSeq(tok, func(r rune) bool { return r == '/' || r == '\\' }) {
+			segs = append(segs, s)
+		}
+		n := installEnd(segs)
+		if n == 0 {
+			continue
+		}
+		// The end of segment n-1 and its separator.
+		cut, seen := 0, 0
+		for cut < len(tok) && seen < n {
+			for cut < len(tok) && (tok[cut] == '/' || tok[cut] == '\\') {
+				cut++
 			}
-			i += off
-			end := i + len(dir)
-			off = end
-			if end >= len(raw) || raw[end] != '/' && raw[end] != '\\' || i > 0 && raw[i-1] != '/' && raw[i-1] != '\\' {
-				continue // a word, not a directory of a path
+			for cut < len(tok) && tok[cut] != '/' && tok[cut] != '\\' {
+				cut++
 			}
-			start := i
-			for start > 0 && !pathStop(raw[start-1]) {
-				start--
-			}
-			if b == nil {
-				b = []byte(raw)
-			}
-			for k := start; k <= end; k++ {
-				b[k] = ' '
-			}
+			seen++
+		}
+		if cut < len(tok) {
+			cut++ // the separator after it
+		}
+		if b == nil {
+			b = []byte(raw)
+		}
+		for k := start; k < start+cut; k++ {
+			b[k] = ' '
 		}
 	}
 	if b == nil {

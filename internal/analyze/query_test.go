@@ -734,6 +734,21 @@ func TestAnalyzeInstallPrefix(t *testing.T) {
 			paths: []string{"/home/dev/shop-api/node_modules/express/lib/router/layer.js"},
 		},
 		{
+			name: "standard library frames",
+			query: "Traceback (most recent call last):\n" +
+				`  File "/usr/local/Cellar/python@3.9/3.9.13_1/Frameworks/Python.framework/Versions/3.9/lib/python3.9/argparse.py", line 2483, in _get_value` + "\n" +
+				`  File "C:\\Python310\\Lib\\sre_compile.py", line 788, in compile` + "\n" +
+				`  File "/usr/lib64/python3/threading.py", line 932, in _bootstrap_inner` + "\n",
+			gone: []string{"cellar", "framework", "versions", "python", "lib64"},
+			kept: []string{"argparse", "sre_compile", "threading", "_get_value", "compile"},
+			paths: []string{"/usr/local/Cellar/python@3.9/3.9.13_1/Frameworks/Python.framework/Versions/3.9/lib/python3.9/argparse.py"},
+		},
+		{
+			name:  "a project's own lib folder",
+			query: "the loader in lib/pythonic/loader.py and src/lib/python_utils.py reads the config twice",
+			kept:  []string{"lib", "pythonic", "loader", "python_utils"},
+		},
+		{
 			name:  "the words alone",
 			query: "pip installs into site-packages and npm into node_modules, and the loader reads both",
 			kept:  []string{"site", "packages", "node_modules", "loader"},
