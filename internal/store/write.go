@@ -43,8 +43,8 @@ type Chunk struct {
 	Sketch []byte
 
 	// Terms holds the BM25 columns (ColName, ColPath, ColDoc, ColBody):
-	// space-separated analyzed terms (analyze.Terms), written on insert
-	// only (the postings keep no text).
+	// analyzed terms (analyze.Terms, which holds no whitespace) separated
+	// by ' ', written on insert only (the postings keep no text).
 	Terms [NumColumns]string
 }
 
