@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,6 +91,13 @@ type Query struct {
 	// Patches are the files a unified diff in the query changes, in the
 	// order the diff lists them, unique; deleted files are left out.
 	Patches []Patch
+	// FrameScoped maps a symbol the query writes only as a stack frame's
+	// function ("in __init__", "at handle (/app/router.js:9:3)") to the
+	// paths of those frames: it names the function in those files, not
+	// every definition of the name ("__init__", "get", "run" are
+	// everywhere). A symbol also written elsewhere in the query is not
+	// in it. Nil when there is none.
+	FrameScoped map[string][]string
 	// Words is the number of identifier runs in the query.
 	Words int
 	// Title is the analysis of a long query's first line when it reads
@@ -146,14 +154,22 @@ var (
 func Analyze(raw string) *Query {
 	q := &Query{Raw: raw}
 	seenSym := map[string]bool{}
-	addSym := func(s string) {
+	// written holds the symbols the query writes outside a frame's
+	// header (see headers below).
+	written := map[string]bool{}
+	putSym := func(s string, inText bool) string {
 		s = trimSymbol(s)
-		if s == "" || len(s) > 120 || seenSym[s] {
-			return
+		if s == "" || len(s) > 120 {
+			return ""
 		}
-		seenSym[s] = true
-		q.Symbols = append(q.Symbols, s)
+		written[s] = written[s] || inText
+		if !seenSym[s] {
+			seenSym[s] = true
+			q.Symbols = append(q.Symbols, s)
+		}
+		return s
 	}
+	addSym := func(s string) { putSym(s, true) }
 	// pathAt maps a path without its leading "/" to its index in q.Paths:
 	// "/srv/app/x.py" from a frame and "srv/app/x.py" from the text are one
 	// mention, kept in its absolute form.
@@ -178,9 +194,18 @@ func Analyze(raw string) *Query {
 		q.Paths = append(q.Paths, p)
 	}
 
+	// headers holds the byte spans of the frames' own text (a Python
+	// frame's `File "…", line N, in f`): a word there names the frame's
+	// function, not a symbol of the query at large.
+	var headers [][2]int
 	if strings.Contains(raw, `File "`) {
-		for _, m := range rePyFrame().FindAllStringSubmatch(raw, -1) {
-			q.Frames = append(q.Frames, Frame{Path: slashed(m[1]), Line: atoi(m[2]), Func: m[3]})
+		for _, m := range rePyFrame().FindAllStringSubmatchIndex(raw, -1) {
+			f := Frame{Path: slashed(raw[m[2]:m[3]]), Line: atoi(raw[m[4]:m[5]])}
+			if m[6] >= 0 {
+				f.Func = raw[m[6]:m[7]]
+			}
+			q.Frames = append(q.Frames, f)
+			headers = append(headers, [2]int{m[0], m[1]})
 		}
 	}
 	q.pyFrames = len(q.Frames)
@@ -235,24 +260,38 @@ func Analyze(raw string) *Query {
 			addPath(m)
 		}
 	}
+	// inHeader reports whether byte offset i of the query lies in a
+	// frame's header.
+	inHeader := func(i int) bool {
+		for _, h := range headers {
+			if i >= h[0] && i < h[1] {
+				return true
+			}
+		}
+		return false
+	}
+	frameSym := map[string][]string{} // a frame's function → the frames' paths
 	for _, f := range q.Frames {
 		addPath(f.Path)
 		if f.Func != "" && f.Func != "<module>" {
-			addSym(f.Func)
+			if fn := putSym(f.Func, false); fn != "" && !slices.Contains(frameSym[fn], f.Path) {
+				frameSym[fn] = append(frameSym[fn], f.Path)
+			}
 		}
 	}
 	if strings.ContainsAny(text, ".:->#") {
-		for _, m := range reDotted().FindAllString(text, -1) {
-			if hasSourceExt(m) || hasPath(pathAt, m) {
+		for _, m := range reDotted().FindAllStringIndex(text, -1) {
+			d := text[m[0]:m[1]]
+			if hasSourceExt(d) || hasPath(pathAt, d) || inHeader(m[0]) {
 				continue
 			}
-			addSym(m)
+			addSym(d)
 		}
 	}
 	if strings.Contains(text, "(") {
-		for _, m := range reCall().FindAllStringSubmatch(text, -1) {
-			if !stopwords[strings.ToLower(m[1])] {
-				addSym(m[1])
+		for _, m := range reCall().FindAllStringSubmatchIndex(text, -1) {
+			if c := text[m[2]:m[3]]; !stopwords[strings.ToLower(c)] && !inHeader(m[2]) {
+				addSym(c)
 			}
 		}
 	}
@@ -276,10 +315,18 @@ func Analyze(raw string) *Query {
 		words = append(words, w)
 		joinable = append(joinable, prevEnd >= 0 && strings.Trim(text[prevEnd:start], " \t") == "")
 		prevEnd = start + len(w)
-		if IsIdentifier(w) {
+		if IsIdentifier(w) && !inHeader(start) {
 			addSym(w)
 		}
 	})
+	for fn, paths := range frameSym {
+		if !written[fn] {
+			if q.FrameScoped == nil {
+				q.FrameScoped = map[string][]string{}
+			}
+			q.FrameScoped[fn] = paths
+		}
+	}
 	codeWords := map[string]bool{}
 	for _, s := range q.Symbols {
 		Words(s, func(w string, _ int) { codeWords[w] = true })

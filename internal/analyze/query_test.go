@@ -739,8 +739,8 @@ func TestAnalyzeInstallPrefix(t *testing.T) {
 				`  File "/usr/local/Cellar/python@3.9/3.9.13_1/Frameworks/Python.framework/Versions/3.9/lib/python3.9/argparse.py", line 2483, in _get_value` + "\n" +
 				`  File "C:\\Python310\\Lib\\sre_compile.py", line 788, in compile` + "\n" +
 				`  File "/usr/lib64/python3/threading.py", line 932, in _bootstrap_inner` + "\n",
-			gone: []string{"cellar", "framework", "versions", "python", "lib64"},
-			kept: []string{"argparse", "sre_compile", "threading", "_get_value", "compile"},
+			gone:  []string{"cellar", "framework", "versions", "python", "lib64"},
+			kept:  []string{"argparse", "sre_compile", "threading", "_get_value", "compile"},
 			paths: []string{"/usr/local/Cellar/python@3.9/3.9.13_1/Frameworks/Python.framework/Versions/3.9/lib/python3.9/argparse.py"},
 		},
 		{
@@ -786,5 +786,29 @@ func TestAnalyzeInstallPrefix(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnalyzeFrameScoped checks which symbols only a traceback's frames
+// name: their functions, unless the issue also writes them elsewhere.
+func TestAnalyzeFrameScoped(t *testing.T) {
+	t.Parallel()
+	q := analyze.Analyze("`get` fails for an empty queryset\nTraceback (most recent call last):\n" +
+		`  File "/srv/app/venv/lib/python3.8/site-packages/django/core/handlers/exception.py", line 34, in inner` + "\n" +
+		"    response = get_response(request)\n" +
+		`  File "/srv/app/venv/lib/python3.8/site-packages/django/core/handlers/base.py", line 115, in _get_response` + "\n" +
+		`  File "/srv/app/shop/views.py", line 9, in get_response` + "\n" +
+		`  File "/srv/app/venv/lib/python3.8/site-packages/django/db/models/query.py", line 123, in get` + "\n")
+	want := map[string][]string{
+		"inner":         {"/srv/app/venv/lib/python3.8/site-packages/django/core/handlers/exception.py"},
+		"_get_response": {"/srv/app/venv/lib/python3.8/site-packages/django/core/handlers/base.py"},
+	}
+	if diff := cmp.Diff(want, q.FrameScoped); diff != "" {
+		t.Errorf("FrameScoped mismatch (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{"inner", "_get_response", "get_response", "get"} {
+		if !slices.Contains(q.Symbols, s) {
+			t.Errorf("symbol %q missing from %v", s, q.Symbols)
+		}
 	}
 }

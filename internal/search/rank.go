@@ -403,7 +403,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			case q.Kind == analyze.QuerySymbol && symsFold[lname]:
 				add += tune.DefFold * tune.DefBoost * top
 				c.Boosts = append(c.Boosts, "definition~")
-			case syms[name]:
+			case syms[name] && inFrameFile(q.FrameScoped[name], c.Path):
 				add += tune.DefBoostOther * top
 				c.Boosts = append(c.Boosts, "mentioned-definition")
 			case tune.NamedDefBoost > 0 && named[name]:
@@ -844,4 +844,22 @@ var osNames = map[string]string{
 	"os390": "zos", "zos": "zos", "ibmi": "ibmi", "plan9": "plan9", "haiku": "haiku",
 	"cygwin": "cygwin", "hurd": "hurd", "qnx": "qnx",
 	"unix": "unix", "posix": "unix",
+}
+
+// inFrameFile reports whether path, relative to the root, is the file of
+// one of frames (absolute or longer paths, as a stack trace writes them),
+// or whether frames is empty: a name the query writes only as a stack
+// frame's function ([analyze.Query].FrameScoped) is the definition in that
+// frame's file, not each definition of the name ("__init__" of run.py,
+// not of every class).
+func inFrameFile(frames []string, path string) bool {
+	if len(frames) == 0 {
+		return true
+	}
+	for _, f := range frames {
+		if f == path || strings.HasSuffix(f, "/"+path) {
+			return true
+		}
+	}
+	return false
 }

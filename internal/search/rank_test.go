@@ -657,3 +657,35 @@ func TestRankQualifiedOtherOwnerFileName(t *testing.T) {
 		t.Errorf("the other owner's parse: boosts %v, want no file-name lift", b)
 	}
 }
+
+// TestRankFrameScopedName: a name an issue writes only as a traceback
+// frame's function lifts the definition in that frame's file, not every
+// definition of the name; a name also written in the issue's text lifts
+// each definition of it.
+func TestRankFrameScopedName(t *testing.T) {
+	t.Parallel()
+	query := "Run fails on an rc file with a regular expression\n" +
+		"Traceback (most recent call last):\n" +
+		`  File "/home/u/venv/lib/python3.9/site-packages/pylint/lint/run.py", line 161, in __init__` + "\n" +
+		"    args = _config_initialization(linter)\n" +
+		`  File "/home/u/venv/lib/python3.9/site-packages/pylint/config/config_initialization.py", line 57, in _config_initialization` + "\n" +
+		"    linter._parse_configuration_file(config_args)\n"
+	q := analyze.Analyze(query)
+	cands := []Result{
+		{ChunkID: 1, Path: "pylint/lint/run.py", StartLine: 113, EndLine: 165, Kind: "method", Symbol: "Run.__init__", Language: "python", Score: 0.4},
+		{ChunkID: 2, Path: "pylint/config/argument.py", StartLine: 156, EndLine: 178, Kind: "method", Symbol: "_Argument.__init__", Language: "python", Score: 0.4},
+		{ChunkID: 3, Path: "pylint/config/config_initialization.py", StartLine: 20, EndLine: 76, Kind: "function", Symbol: "_config_initialization", Language: "python", Score: 0.4},
+		{ChunkID: 4, Path: "pylint/extensions/init_helpers.py", StartLine: 10, EndLine: 30, Kind: "function", Symbol: "_config_initialization", Language: "python", Score: 0.4},
+	}
+	rankQuery(q, cands, map[int64]string{1: "__init__", 2: "__init__", 3: "_config_initialization", 4: "_config_initialization"})
+	lifted := func(id int64) bool { return slices.Contains(byID(cands, id).Boosts, "mentioned-definition") }
+	if !lifted(1) {
+		t.Errorf("run.py's __init__, the frame's function: boosts %v, want mentioned-definition", byID(cands, 1).Boosts)
+	}
+	if lifted(2) {
+		t.Errorf("argument.py's __init__, named only by a frame in run.py: boosts %v, want no lift", byID(cands, 2).Boosts)
+	}
+	if !lifted(3) || !lifted(4) {
+		t.Errorf("_config_initialization is also written in a code line: lifts %v and %v, want both", byID(cands, 3).Boosts, byID(cands, 4).Boosts)
+	}
+}
