@@ -9,6 +9,7 @@
 package analyze_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,6 +30,7 @@ var fuzzSeeds = []string{
 	"how does the server close idle connections",
 	"Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/django/db/models/query.py\", line 123, in get\n",
 	"goroutine 1 [running]:\nmain.main()\n\t/home/x/proj/main.go:12 +0x1d",
+	"File \"C:\\Py\\Python310\\Lib\\site-packages\\x\\y.py\", line 3, in f\n  at g (/a/node_modules/b/c.js:1:2) lib/python3.9/ /site-packages/",
 	"    at Router.handle (lib/router/index.js:45:12)",
 	"\tat com.example.app.UserService.findUser(UserService.java:42)",
 	"why does `parseArgs` return \"unexpected EOF\"",
@@ -98,6 +100,14 @@ func FuzzAnalyze(f *testing.F) {
 			seen[term.Text] = true
 			if analyze.IsStopword(term.Text) {
 				t.Errorf("stopword %q from %q kept", term.Text, raw)
+			}
+		}
+		if len(q.Text) != len(raw) {
+			t.Errorf("Text of %q is %d bytes, want %d", raw, len(q.Text), len(raw))
+		}
+		for name, paths := range q.FrameScoped {
+			if !slices.Contains(q.Symbols, name) || len(paths) == 0 {
+				t.Errorf("frame-scoped %q (paths %q) from %q: not a symbol, or no path", name, paths, raw)
 			}
 		}
 		for _, fr := range q.Frames {
