@@ -417,9 +417,11 @@ var installDirs = map[string]bool{"site-packages": true, "dist-packages": true, 
 
 // installEnd returns how many of a path's segments (split at either
 // separator) name where code was installed rather than the code: through
-// its last installDirs segment, or through a Python standard library's
+// its last installDirs segment, through a Python standard library's
 // directory ("lib/python3.9", "lib64/python3", Windows' "Python310/Lib"),
-// whose files are the interpreter's, not a project's. 0 when none does.
+// whose files are the interpreter's, not a project's, or through a Go
+// module cache's "pkg/mod/<module>@<version>" (the module's own files
+// follow). 0 when none does.
 func installEnd(segs []string) int {
 	end := 0
 	for i, s := range segs {
@@ -430,6 +432,15 @@ func installEnd(segs []string) int {
 			end = i + 1
 		case i > 0 && strings.EqualFold(s, "lib") && isPythonDir(segs[i-1]):
 			end = i + 1
+		case i > 1 && segs[i-2] == "pkg" && segs[i-1] == "mod":
+			// Go's module cache: pkg/mod/<module path>@<version>/,
+			// the module's files after it.
+			for j := i; j < len(segs)-1; j++ {
+				if strings.Contains(segs[j], "@") {
+					end = j + 1
+					break
+				}
+			}
 		}
 	}
 	return end

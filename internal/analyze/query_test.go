@@ -744,6 +744,14 @@ func TestAnalyzeInstallPrefix(t *testing.T) {
 			paths: []string{"/usr/local/Cellar/python@3.9/3.9.13_1/Frameworks/Python.framework/Versions/3.9/lib/python3.9/argparse.py"},
 		},
 		{
+			name: "go module cache",
+			query: "goroutine 1 [running]:\nnet/http.(*Server).Shutdown(0xc000132000)\n" +
+				"\t/home/dev/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.26.8.linux-amd64/src/net/http/server.go:3120 +0x2c5\n" +
+				"\t/home/dev/go/pkg/mod/github.com/spf13/cobra@v1.10.2/command.go:1015 +0x2c5\n",
+			gone: []string{"toolchain", "linux", "amd64", "spf13", "dev"},
+			kept: []string{"net", "http", "server", "shutdown", "command"},
+		},
+		{
 			name:  "a project's own lib folder",
 			query: "the loader in lib/pythonic/loader.py and src/lib/python_utils.py reads the config twice",
 			kept:  []string{"lib", "pythonic", "loader", "python_utils"},
