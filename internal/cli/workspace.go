@@ -389,7 +389,7 @@ func (d *Deps) workspaceMembers(name string) ([]engine.Member, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workspace %s, member %s: %w", name, m.Name, err)
 		}
-		out = append(out, engine.Member{Name: m.Name, Engine: e})
+		out = append(out, engine.Member{Name: m.Name, Engine: e, Names: workspace.Identity(m.Root)})
 	}
 	return out, nil
 }

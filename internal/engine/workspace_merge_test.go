@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/analyze"
@@ -33,7 +34,7 @@ func TestMemberRelevanceFirstResultCosine(t *testing.T) {
 		{Results: hitsWithCosines(0.4, 0.4, 0.4)},
 		{Results: hitsWithCosines(0.9)},
 	}
-	rel := memberRelevance(terms, stats, resps)
+	rel := memberRelevance(terms, stats, resps, make([]bool, len(resps)))
 	if rel[0] != 1 {
 		t.Errorf("sharp member relevance %v, want 1 (its first result is the closest match)", rel[0])
 	}
@@ -57,7 +58,7 @@ func TestMemberRelevanceFirstScore(t *testing.T) {
 	agreed, split := hitsWithCosines(0.5, 0.1), hitsWithCosines(0.5, 0.1)
 	agreed[0].Score, split[0].Score = 0.5, 0.25
 	ctxPiece := Hit{Context: "type of the result", Score: 9}
-	rel := memberRelevance(terms, stats, []*FindResponse{{Results: agreed}, {Results: append([]Hit{ctxPiece}, split...)}})
+	rel := memberRelevance(terms, stats, []*FindResponse{{Results: agreed}, {Results: append([]Hit{ctxPiece}, split...)}}, make([]bool, 2))
 	if rel[0] != 1 || rel[1] != 0.5 {
 		t.Errorf("relevance %v, want [1 0.5] (first scores 0.5 and 0.25)", rel)
 	}
@@ -99,5 +100,33 @@ func TestMergedScoreInterleaves(t *testing.T) {
 	}
 	if mergedScore(0, 1) != 0 {
 		t.Errorf("a member without evidence scores %v, want 0", mergedScore(0, 1))
+	}
+}
+
+// TestMemberRelevanceNamed: a member the query calls by one of its names
+// weighs namedBoost times its evidence, enough to lead a member whose
+// evidence was higher; a name written inside another word does not count.
+func TestMemberRelevanceNamed(t *testing.T) {
+	terms := []analyze.Term{{Text: "logger", Weight: 1}}
+	stats := []termStats{
+		{chunks: 10, df: map[string]int{"logger": 3}},
+		{chunks: 10, df: map[string]int{"logger": 2}},
+	}
+	resps := []*FindResponse{{Results: hitsWithCosines(0.5)}, {Results: hitsWithCosines(0.5)}}
+	members := []Member{{Name: "ktor/src", Names: []string{"ktor"}}, {Name: "phoenix/lib", Names: []string{"phoenix"}}}
+	plain := memberRelevance(terms, stats, resps, namedMembers("how request logging works", members))
+	if plain[0] != 1 || plain[1] >= 1 {
+		t.Fatalf("relevance without a name %v, want the denser member first", plain)
+	}
+	named := namedMembers("how Phoenix logs request and response events", members)
+	if !slices.Equal(named, []bool{false, true}) {
+		t.Fatalf("namedMembers = %v, want only phoenix", named)
+	}
+	rel := memberRelevance(terms, stats, resps, named)
+	if rel[1] != 1 || rel[0] >= 1 {
+		t.Errorf("relevance %v, want the named member first", rel)
+	}
+	if got := namedMembers("PhoenixSocket and ktorClient", members); slices.Contains(got, true) {
+		t.Errorf("names inside identifiers: %v, want none", got)
 	}
 }

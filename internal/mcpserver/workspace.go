@@ -34,7 +34,7 @@ func (s *Server) workspaceMembers(name string) ([]engine.Member, error) {
 			return nil, fmt.Errorf("workspace %s, member %s: %w", name, m.Name, err)
 		}
 		s.watchMember(m.Root)
-		out = append(out, engine.Member{Name: m.Name, Engine: e})
+		out = append(out, engine.Member{Name: m.Name, Engine: e, Names: workspace.Identity(m.Root)})
 	}
 	return out, nil
 }

@@ -1,0 +1,110 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// projectMarkers are the files and directories whose presence makes a
+// directory a project's root: version control, or a build or package
+// manifest of one of the languages ctx indexes.
+var projectMarkers = []string{
+	".git", ".hg", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg",
+	"mix.exs", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "pom.xml",
+	"build.sbt", "Gemfile", "CMakeLists.txt", "meson.build", "composer.json", "Package.swift",
+}
+
+// projectGlobs are marker patterns matched against a directory's entries.
+var projectGlobs = []string{"*.gemspec", "*.csproj", "*.sln", "*.cabal", "*.nimble"}
+
+// genericNames are directory names that say where code sits, not which
+// project it is: a question that writes "lib" or "core" does not name
+// the member rooted at phoenix/lib or cats/core.
+var genericNames = map[string]bool{
+	"lib": true, "libs": true, "src": true, "source": true, "sources": true, "main": true, "common": true,
+	"core": true, "pkg": true, "packages": true, "package": true, "app": true, "apps": true, "internal": true,
+	"include": true, "java": true, "scala": true, "kotlin": true, "python": true, "go": true, "js": true,
+	"ts": true, "test": true, "tests": true, "server": true, "client": true, "api": true, "web": true,
+	"cmd": true, "code": true, "repo": true, "project": true, "workspace": true, "modules": true,
+	"module": true, "services": true, "service": true, "backend": true, "frontend": true, "docs": true,
+}
+
+// maxIdentityDepth bounds how many directories [Identity] looks at, root
+// and its parents.
+const maxIdentityDepth = 8
+
+var identities sync.Map // root → []string
+
+// Identity returns the names a question may call the repository at root
+// by, lower case and unique: root's base name, and the base name of each
+// directory from root up that holds a project marker (version control or
+// a manifest: .git, go.mod, package.json, Cargo.toml, mix.exs, a
+// .gemspec, …), up to the version-control root, never the user's home
+// directory or above it, at most [maxIdentityDepth] directories. So a
+// member rooted at …/phoenix/lib is "phoenix", and one at
+// …/ktor/ktor-client/ktor-client-core/common/src is "ktor-client-core",
+// "ktor-client" and "ktor". Names under three bytes and generic ones
+// ("lib", "src", "core", "api": [genericNames]) are left out. A
+// directory that cannot be read is skipped. The answer is kept for the
+// process: markers rarely come and go.
+func Identity(root string) []string {
+	if v, ok := identities.Load(root); ok {
+		return v.([]string)
+	}
+	home, _ := os.UserHomeDir()
+	var out []string
+	add := func(name string) {
+		name = strings.ToLower(name)
+		if len(name) < 3 || genericNames[name] {
+			return
+		}
+		for _, n := range out {
+			if n == name {
+				return
+			}
+		}
+		out = append(out, name)
+	}
+	add(filepath.Base(root))
+	d := root
+	for range maxIdentityDepth {
+		if home != "" && d == home {
+			break
+		}
+		marked, vcs := projectDir(d)
+		if marked {
+			add(filepath.Base(d))
+		}
+		parent := filepath.Dir(d)
+		if vcs || parent == d {
+			break
+		}
+		d = parent
+	}
+	identities.Store(root, out)
+	return out
+}
+
+// projectDir reports whether directory d holds a project marker, and
+// whether one is version control (the repository's top).
+func projectDir(d string) (marked, vcs bool) {
+	for _, m := range projectMarkers {
+		if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+			marked = true
+			if m == ".git" || m == ".hg" {
+				return true, true
+			}
+		}
+	}
+	if marked {
+		return true, false
+	}
+	for _, g := range projectGlobs {
+		if ms, _ := filepath.Glob(filepath.Join(d, g)); len(ms) > 0 {
+			return true, false
+		}
+	}
+	return false, false
+}
