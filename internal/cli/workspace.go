@@ -276,6 +276,9 @@ type workspaceShow struct {
 type memberReport struct {
 	Name string `json:"name"`
 	Root string `json:"root"`
+	// Names are what a question may call the member by
+	// (workspace.Identity).
+	Names []string `json:"names,omitempty"`
 	memberIndex
 }
 
@@ -305,7 +308,7 @@ func runWorkspaceShow(ctx context.Context, opts *workspaceShowOptions) error {
 			if err != nil {
 				return fmt.Errorf("member %s: %w", m.Name, err)
 			}
-			out.Members[i] = memberReport{Name: m.Name, Root: m.Root, memberIndex: st}
+			out.Members[i] = memberReport{Name: m.Name, Root: m.Root, Names: workspace.Identity(m.Root), memberIndex: st}
 			return nil
 		})
 	}

@@ -99,6 +99,7 @@ type MemberInfo struct {
 	Chunks     int                 `json:"chunks,omitempty"`
 	Generation int64               `json:"generation,omitempty"`
 	Packages   []workspace.Package `json:"packages,omitempty" jsonschema:"the Go modules, npm packages and Python packages it publishes: imports of these from other members resolve into it"`
+	Names      []string            `json:"names,omitempty" jsonschema:"what a question may call it by, lower case (its directory and project names): a query that writes one weighs this member double"`
 	Note       string              `json:"note,omitempty" jsonschema:"why it is not indexed or not fresh, with the fix"`
 }
 
@@ -165,7 +166,7 @@ Example: {"workspace": "backend"}`,
 // memberInfo reads one member's index state and packages; problems
 // become its Note.
 func (s *Server) memberInfo(ctx context.Context, m workspace.Member) MemberInfo {
-	mi := MemberInfo{Name: m.Name, Root: m.Root}
+	mi := MemberInfo{Name: m.Name, Root: m.Root, Names: workspace.Identity(m.Root)}
 	if pkgs, err := workspace.Packages(m.Root); err == nil {
 		mi.Packages = pkgs
 	}

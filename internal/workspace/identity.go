@@ -42,7 +42,8 @@ var identities sync.Map // root → []string
 // directory from root up that holds a project marker (version control or
 // a manifest: .git, go.mod, package.json, Cargo.toml, mix.exs, a
 // .gemspec, …), up to the version-control root, never the user's home
-// directory or above it, at most [maxIdentityDepth] directories. So a
+// directory, a directory at the file system's top (/tmp, /home) or
+// above, at most [maxIdentityDepth] directories. So a
 // member rooted at …/phoenix/lib is "phoenix", and one at
 // …/ktor/ktor-client/ktor-client-core/common/src is "ktor-client-core",
 // "ktor-client" and "ktor". Names under three bytes and generic ones
@@ -70,15 +71,15 @@ func Identity(root string) []string {
 	add(filepath.Base(root))
 	d := root
 	for range maxIdentityDepth {
-		if home != "" && d == home {
-			break
+		parent := filepath.Dir(d)
+		if home != "" && d == home || parent == d || filepath.Dir(parent) == parent {
+			break // the home directory, the file system's root or a directory in it (/tmp)
 		}
 		marked, vcs := projectDir(d)
 		if marked {
 			add(filepath.Base(d))
 		}
-		parent := filepath.Dir(d)
-		if vcs || parent == d {
+		if vcs {
 			break
 		}
 		d = parent
