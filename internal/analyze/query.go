@@ -261,14 +261,10 @@ func Analyze(raw string) *Query {
 		}
 	}
 	// inHeader reports whether byte offset i of the query lies in a
-	// frame's header.
+	// frame's header (headers are in text order and disjoint).
 	inHeader := func(i int) bool {
-		for _, h := range headers {
-			if i >= h[0] && i < h[1] {
-				return true
-			}
-		}
-		return false
+		k := sort.Search(len(headers), func(k int) bool { return headers[k][1] > i })
+		return k < len(headers) && headers[k][0] <= i
 	}
 	frameSym := map[string][]string{} // a frame's function → the frames' paths
 	for _, f := range q.Frames {
@@ -473,6 +469,7 @@ func isPythonDir(s string) bool {
 func blankInstallPrefixes(raw string) string {
 	var b []byte
 	var segs []string
+	var ends []int // ends[k]: the byte after segs[k] in the path
 	for i := 0; i < len(raw); {
 		if pathStop(raw[i]) {
 			i++
@@ -486,28 +483,22 @@ func blankInstallPrefixes(raw string) string {
 		if !strings.ContainsAny(tok, "/\\") {
 			continue
 		}
-		segs = segs[:0]
-		for s := range strings.FieldsFuncSeq(tok, func(r rune) bool { return r == '/' || r == '\\' }) {
-			segs = append(segs, s)
+		segs, ends = segs[:0], ends[:0]
+		for j := 0; j < len(tok); {
+			k := j
+			for k < len(tok) && tok[k] != '/' && tok[k] != '\\' {
+				k++
+			}
+			if k > j {
+				segs, ends = append(segs, tok[j:k]), append(ends, k)
+			}
+			j = k + 1
 		}
 		n := installEnd(segs)
 		if n == 0 {
 			continue
 		}
-		// The end of segment n-1 and its separator.
-		cut, seen := 0, 0
-		for cut < len(tok) && seen < n {
-			for cut < len(tok) && (tok[cut] == '/' || tok[cut] == '\\') {
-				cut++
-			}
-			for cut < len(tok) && tok[cut] != '/' && tok[cut] != '\\' {
-				cut++
-			}
-			seen++
-		}
-		if cut < len(tok) {
-			cut++ // the separator after it
-		}
+		cut := min(ends[n-1]+1, len(tok)) // with the separator after it
 		if b == nil {
 			b = []byte(raw)
 		}

@@ -846,20 +846,12 @@ var osNames = map[string]string{
 	"unix": "unix", "posix": "unix",
 }
 
-// inFrameFile reports whether path, relative to the root, is the file of
-// one of frames (absolute or longer paths, as a stack trace writes them),
-// or whether frames is empty: a name the query writes only as a stack
-// frame's function ([analyze.Query].FrameScoped) is the definition in that
-// frame's file, not each definition of the name ("__init__" of run.py,
-// not of every class).
+// inFrameFile reports whether path, relative to the root, is the file one
+// of frames names ([store.MentionNames], as the mention channel matches
+// them), or whether frames is empty: a name the query writes only as a
+// stack frame's function ([analyze.Query].FrameScoped) is the definition
+// in that frame's file, not each definition of the name ("__init__" of
+// run.py, not of every class).
 func inFrameFile(frames []string, path string) bool {
-	if len(frames) == 0 {
-		return true
-	}
-	for _, f := range frames {
-		if f == path || strings.HasSuffix(f, "/"+path) {
-			return true
-		}
-	}
-	return false
+	return len(frames) == 0 || slices.ContainsFunc(frames, func(f string) bool { return store.MentionNames(path, f) })
 }

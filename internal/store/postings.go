@@ -124,13 +124,7 @@ func (b *segBuilder) add(id int64, cols [NumColumns]string) int {
 		// The terms are separated by ' ' (Chunk.Terms), so
 		// cutting at each space finds them at less cost than
 		// strings.FieldsSeq, which checks every byte for any space.
-		for s != "" {
-			t := s
-			if i := strings.IndexByte(s, ' '); i >= 0 {
-				t, s = s[:i], s[i+1:]
-			} else {
-				s = ""
-			}
+		for t := range strings.SplitSeq(s, " ") {
 			if t == "" {
 				continue
 			}

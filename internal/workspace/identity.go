@@ -3,21 +3,24 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
 
-// projectMarkers are the files and directories whose presence makes a
-// directory a project's root: version control, or a build or package
-// manifest of one of the languages ctx indexes.
-var projectMarkers = []string{
-	".git", ".hg", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.py", "setup.cfg",
-	"mix.exs", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "pom.xml",
-	"build.sbt", "Gemfile", "CMakeLists.txt", "meson.build", "composer.json", "Package.swift",
+// projectMarkers are the entries whose presence makes a directory a
+// project's root: version control, or a build or package manifest of one
+// of the languages ctx indexes.
+var projectMarkers = map[string]bool{
+	".git": true, ".hg": true, "go.mod": true, "package.json": true, "Cargo.toml": true, "pyproject.toml": true,
+	"setup.py": true, "setup.cfg": true, "mix.exs": true, "build.gradle": true, "build.gradle.kts": true,
+	"settings.gradle": true, "settings.gradle.kts": true, "pom.xml": true, "build.sbt": true, "Gemfile": true,
+	"CMakeLists.txt": true, "meson.build": true, "composer.json": true, "Package.swift": true,
 }
 
-// projectGlobs are marker patterns matched against a directory's entries.
-var projectGlobs = []string{"*.gemspec", "*.csproj", "*.sln", "*.cabal", "*.nimble"}
+// projectExts are the extensions of manifests named after their project
+// (sinatra.gemspec, App.csproj).
+var projectExts = []string{".gemspec", ".csproj", ".sln", ".cabal", ".nimble"}
 
 // genericNames are directory names that say where code sits, not which
 // project it is: a question that writes "lib" or "core" does not name
@@ -89,23 +92,18 @@ func Identity(root string) []string {
 }
 
 // projectDir reports whether directory d holds a project marker, and
-// whether one is version control (the repository's top).
+// whether one is version control (the repository's top), from one read of
+// the directory.
 func projectDir(d string) (marked, vcs bool) {
-	for _, m := range projectMarkers {
-		if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+	entries, _ := os.ReadDir(d)
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case n == ".git" || n == ".hg":
+			return true, true
+		case projectMarkers[n] || slices.Contains(projectExts, filepath.Ext(n)):
 			marked = true
-			if m == ".git" || m == ".hg" {
-				return true, true
-			}
 		}
 	}
-	if marked {
-		return true, false
-	}
-	for _, g := range projectGlobs {
-		if ms, _ := filepath.Glob(filepath.Join(d, g)); len(ms) > 0 {
-			return true, false
-		}
-	}
-	return false, false
+	return marked, false
 }
