@@ -38,11 +38,15 @@ func withNote(w io.Writer, note string, report func(engine.Phase)) func(engine.P
 }
 
 // firstIndexNote is the note of a command that indexes the root of e
-// before it answers: the root, and when it is not inside a git work tree,
-// that everything under it is indexed (a temporary or home directory, by
-// mistake, is then seen at once).
+// before it answers: the root (or, when its index exists, that the last
+// run did not finish: it was killed or interrupted), and when it is not
+// inside a git work tree, that everything under it is indexed (a
+// temporary or home directory, by mistake, is then seen at once).
 func firstIndexNote(e *engine.Engine) string {
 	note := fmt.Sprintf("no index for %s yet; indexing it first", e.Root())
+	if e.HasIndex() {
+		note = fmt.Sprintf("the last index run of %s did not finish; finishing it first", e.Root())
+	}
 	if e.WorkTree() == "" {
 		note += nonRepoNote
 	}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/config"
 	"github.com/ctx-dev/ctx/internal/engine"
 )
 
@@ -31,5 +33,28 @@ func TestIndexPhases(t *testing.T) {
 	}
 	if !strings.Contains(out, "chunk+embed") {
 		t.Errorf("on a terminal no bar names the chunk+embed phase:\n%s", out)
+	}
+}
+
+// TestFirstIndexNote: a root without an index database is indexed "first";
+// one whose database exists but whose run did not finish (a killed
+// `ctx find`) says so, rather than that there is no index.
+func TestFirstIndexNote(t *testing.T) {
+	cfg := config.Default()
+	cfg.CacheDir = t.TempDir()
+	root := t.TempDir()
+	e, err := engine.Open(cfg, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if note := firstIndexNote(e); !strings.HasPrefix(note, "no index for "+e.Root()+" yet") {
+		t.Errorf("without a database: %q", note)
+	}
+	if err := os.WriteFile(e.DBPath(), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note := firstIndexNote(e); !strings.HasPrefix(note, "the last index run of "+e.Root()+" did not finish") {
+		t.Errorf("with an unfinished database: %q", note)
 	}
 }
