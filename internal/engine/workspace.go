@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
@@ -268,10 +269,16 @@ func (e *Engine) termStats(ctx context.Context, terms []string) (termStats, erro
 const namedBoost = 2
 
 // namedMembers reports, for each member, whether the query writes one of
-// its Names as a word (any case).
+// its Names as a word (any case), a kebab-case one ("express-session")
+// whole.
 func namedMembers(query string, members []Member) []bool {
 	words := map[string]bool{}
 	analyze.Words(query, func(w string, _ int) { words[strings.ToLower(w)] = true })
+	for w := range strings.FieldsFuncSeq(strings.ToLower(query), func(r rune) bool {
+		return r != '-' && r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		words[strings.Trim(w, "-")] = true
+	}
 	out := make([]bool, len(members))
 	for i, m := range members {
 		for _, n := range m.Names {

@@ -129,4 +129,11 @@ func TestMemberRelevanceNamed(t *testing.T) {
 	if got := namedMembers("PhoenixSocket and ktorClient", members); slices.Contains(got, true) {
 		t.Errorf("names inside identifiers: %v, want none", got)
 	}
+	kebab := []Member{{Name: "session", Names: []string{"express-session"}}, {Name: "express", Names: []string{"express"}}}
+	if got := namedMembers("where does express-session sign the cookie", kebab); !slices.Equal(got, []bool{true, true}) {
+		t.Errorf("a kebab-case name: %v, want both (express is written too)", got)
+	}
+	if got := namedMembers("how does the session store expire", kebab); slices.Contains(got, true) {
+		t.Errorf("part of a kebab-case name: %v, want none", got)
+	}
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,18 +42,19 @@ const maxIdentityDepth = 8
 var identities sync.Map // root → []string
 
 // Identity returns the names a question may call the repository at root
-// by, lower case and unique: root's base name, and the base name of each
-// directory from root up that holds a project marker (version control or
-// a manifest: .git, go.mod, package.json, Cargo.toml, mix.exs, a
-// .gemspec, …), up to the version-control root, never the user's home
-// directory, a directory at the file system's top (/tmp, /home) or
-// above, at most [maxIdentityDepth] directories. So a
-// member rooted at …/phoenix/lib is "phoenix", and one at
-// …/ktor/ktor-client/ktor-client-core/common/src is "ktor-client-core",
-// "ktor-client" and "ktor". Names under three bytes and generic ones
-// ("lib", "src", "core", "api": [genericNames]) are left out. A
-// directory that cannot be read is skipped. The answer is kept for the
-// process: markers rarely come and go.
+// by, lower case and unique: root's base name, the short names of the npm
+// packages and Go modules it publishes ([packageName]: "yargs" for a
+// package unpacked into package/), and the base name of each directory
+// from root up that holds a project marker (version control or a
+// manifest: .git, go.mod, package.json, Cargo.toml, mix.exs, a .gemspec,
+// …), up to the version-control root, never the user's home directory, a
+// directory at the file system's top (/tmp, /home) or above, at most
+// [maxIdentityDepth] directories. So a member rooted at …/phoenix/lib is
+// "phoenix", and one at …/ktor/ktor-client/ktor-client-core/common/src is
+// "ktor-client-core", "ktor-client" and "ktor". Names under three bytes
+// and generic ones ("lib", "src", "core", "api": [genericNames]) are left
+// out. A directory that cannot be read is skipped. The answer is kept for
+// the process: markers rarely come and go.
 func Identity(root string) []string {
 	if v, ok := identities.Load(root); ok {
 		return v.([]string)
@@ -72,6 +74,16 @@ func Identity(root string) []string {
 		out = append(out, name)
 	}
 	add(filepath.Base(root))
+	// The npm packages and Go modules it publishes, as their manifests
+	// name them: "yargs" for a package unpacked into package/. (Python's
+	// packages are every directory holding __init__.py, fastapi's
+	// "security" and "middleware" among them: not names of the project.)
+	pkgs, _ := Packages(root)
+	for _, p := range pkgs {
+		if p.Kind == KindNPM || p.Kind == KindGo {
+			add(packageName(p))
+		}
+	}
 	d := root
 	for range maxIdentityDepth {
 		parent := filepath.Dir(d)
@@ -89,6 +101,37 @@ func Identity(root string) []string {
 	}
 	identities.Store(root, out)
 	return out
+}
+
+// packageName is the short name a question calls an npm package or a Go
+// module by: the npm name without its scope ("@types/node" → "node"), the
+// module path's last element that is not a major version
+// ("github.com/go-chi/chi/v5" → "chi").
+func packageName(p Package) string {
+	if p.Kind == KindNPM {
+		return path.Base(p.Name)
+	}
+	elems := strings.Split(p.Name, "/")
+	for i := len(elems) - 1; i > 0; i-- {
+		if !majorVersion(elems[i]) {
+			return elems[i]
+		}
+	}
+	return elems[0]
+}
+
+// majorVersion reports whether a module path element is a major version
+// suffix ("v2", "v10").
+func majorVersion(e string) bool {
+	if len(e) < 2 || e[0] != 'v' {
+		return false
+	}
+	for _, c := range e[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // projectDir reports whether directory d holds a project marker, and

@@ -59,3 +59,33 @@ func TestIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityPackages: an npm package unpacked into a directory named
+// "package" is known by its manifest's name, and a Go module by its path's
+// last element that is not a major version.
+func TestIdentityPackages(t *testing.T) {
+	top := t.TempDir()
+	npm := filepath.Join(top, "npm", "package")
+	gomod := filepath.Join(top, "mods", "router")
+	for d, f := range map[string]string{
+		npm:   `{"name": "@acme/yargs-lite", "version": "1.0.0"}`,
+		gomod: "module github.com/go-chi/chi/v5\n\ngo 1.22\n",
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		name := "package.json"
+		if d == gomod {
+			name = "go.mod"
+		}
+		if err := os.WriteFile(filepath.Join(d, name), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := Identity(npm); !slices.Equal(got, []string{"yargs-lite"}) {
+		t.Errorf("Identity(npm package) = %q, want [yargs-lite]", got)
+	}
+	if got := Identity(gomod); !slices.Equal(got, []string{"router", "chi"}) {
+		t.Errorf("Identity(go module) = %q, want [router chi]", got)
+	}
+}
