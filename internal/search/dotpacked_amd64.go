@@ -16,6 +16,15 @@ var hasDotPacked = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 //go:noescape
 func dotPackedAVX2(q *int16, packed *byte, signs *byte, blocks int) int32
 
+// dotPackedRowsAVX2 writes to dots[j] the dot product of q (16·blocks
+// int16) with row rows[j] for j < n: the packed row at packed +
+// rows[j]·rowBytes and its sign bits at signs + rows[j]·signBytes, as
+// [dotPackedAVX2] reads them, prefetching the row eight places on. Every
+// rows[j] must be a row of the two arrays, and blocks > 0.
+//
+//go:noescape
+func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int)
+
 // hasHamming4 reports whether hamming4 runs the AVX-512 kernel.
 var hasHamming4 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPOPCNTDQ
 

@@ -66,6 +66,95 @@ done:
 	VZEROUPPER
 	RET
 
+// func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int)
+//
+// dotPackedAVX2's loop for each of n rows: the i-th row (rows[j]) starts
+// at packed + i·rowBytes and its sign bits at signs + i·signBytes, and
+// its dot product goes to dots[j]. While a row is scored, the row eight
+// places on in rows is prefetched: the rows are scattered through the
+// vector file, and a row read cold from memory waited on every one of
+// its cache lines in turn.
+TEXT ·dotPackedRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ packed+8(FP), R10
+	MOVQ signs+16(FP), R11
+	MOVQ rows+24(FP), R12
+	MOVQ dots+32(FP), R13
+	MOVQ n+40(FP), R14
+	MOVQ $0x7F7F7F7F7F7F7F7F, R8
+	VMOVDQU lanebits<>(SB), Y5
+	VPXOR Y6, Y6, Y6
+	TESTQ R14, R14
+	JZ rdone
+
+rrow:
+	CMPQ R14, $8
+	JLE rscore
+	MOVLQSX 32(R12), R9
+	MOVQ R9, AX
+	IMULQ rowBytes+48(FP), AX
+	ADDQ R10, AX
+	MOVQ rowBytes+48(FP), CX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 -1(AX)(CX*1)
+	IMULQ signBytes+56(FP), R9
+	ADDQ R11, R9
+	PREFETCHT0 (R9)
+
+rscore:
+	MOVLQSX (R12), R9
+	MOVQ R9, SI
+	IMULQ rowBytes+48(FP), SI
+	ADDQ R10, SI
+	MOVQ R9, DX
+	IMULQ signBytes+56(FP), DX
+	ADDQ R11, DX
+	MOVQ q+0(FP), DI
+	MOVQ blocks+64(FP), CX
+	VPXOR Y0, Y0, Y0
+
+rloop:
+	MOVQ (SI), AX
+	PDEPQ R8, AX, AX
+	MOVQ 6(SI), BX
+	SHRQ $8, BX
+	PDEPQ R8, BX, BX
+	VMOVQ AX, X1
+	VPINSRQ $1, BX, X1, X1
+	VPMOVZXBW X1, Y1
+	MOVWLZX (DX), R9
+	VMOVD R9, X2
+	VPBROADCASTW X2, Y2
+	VPAND Y5, Y2, Y2
+	VPCMPEQW Y6, Y2, Y2
+	VPXOR Y2, Y1, Y1
+	VPSUBW Y2, Y1, Y1
+	VPMADDWD (DI), Y1, Y1
+	VPADDD Y1, Y0, Y0
+	ADDQ $14, SI
+	ADDQ $2, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ rloop
+
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, (R13)
+	ADDQ $4, R12
+	ADDQ $4, R13
+	DECQ R14
+	JNZ rrow
+
+rdone:
+	VZEROUPPER
+	RET
+
 // func hammingAVX512(signs *uint64, q *uint64, ham *uint16, count *int32, count2 *int32, pairs int)
 //
 // Two rows of four sign words a step: XOR with the query's words (held

@@ -9,6 +9,10 @@ func dotPackedAVX2(q *int16, packed *byte, signs *byte, blocks int) int32 {
 	panic("search: no packed-row kernel on this platform")
 }
 
+func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int) {
+	panic("search: no packed-row kernel on this platform")
+}
+
 // hasHamming4 is false: distances are counted in Go.
 const hasHamming4 = false
 

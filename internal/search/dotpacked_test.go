@@ -54,6 +54,50 @@ func TestDotPacked(t *testing.T) {
 	}
 }
 
+// TestDotPackedRows checks the many-row kernel against the one-row
+// kernel on every row a list names, in any order and with repeats, for
+// lists shorter and longer than its prefetch distance.
+func TestDotPackedRows(t *testing.T) {
+	if !hasDotPacked {
+		t.Skip("no packed-row kernel on this platform or CPU")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, dims := range []int{16, 80, 256} {
+		const n = 300
+		words := (dims + 63) / 64
+		pb := packedRowBytes(dims)
+		packed := make([]byte, n*pb)
+		signs := make([]uint64, n*words)
+		row := make([]int8, dims)
+		for i := range n {
+			for j := range row {
+				row[j] = int8(rng.IntN(255) - 127)
+			}
+			packRow(packed[i*pb:(i+1)*pb], row)
+			setSigns(signs[i*words:(i+1)*words], row)
+		}
+		q := make([]int16, dims)
+		for j := range q {
+			q[j] = int16(rng.IntN(2001) - 1000)
+		}
+		for _, m := range []int{1, 7, 8, 9, 64, 2 * n} {
+			rows := make([]int32, m)
+			for j := range rows {
+				rows[j] = int32(rng.IntN(n))
+			}
+			rows[m-1] = n - 1 // the last row: its bytes end the arrays
+			dots := make([]int32, m)
+			dotPackedRowsAVX2(&q[0], &packed[0], (*byte)(unsafe.Pointer(&signs[0])), &rows[0], &dots[0], m, pb, 8*words, dims/16)
+			for j, r := range rows {
+				want := dotPacked(q, packed[int(r)*pb:(int(r)+1)*pb], signs[int(r)*words:(int(r)+1)*words])
+				if dots[j] != want {
+					t.Fatalf("dims %d, %d rows: row %d (list place %d) scored %d, one-row kernel %d", dims, m, r, j, dots[j], want)
+				}
+			}
+		}
+	}
+}
+
 func q16Of(q32 []int32) []int16 {
 	q := make([]int16, len(q32))
 	for i, x := range q32 {

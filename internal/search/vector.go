@@ -817,8 +817,9 @@ func (s *scratch) score(v *Vectors, rows []int32) []int32 {
 // dots (as long as rows).
 func (s *scratch) scoreRows(v *Vectors, rows []int32, dots []int32) {
 	if packedKernel(v) {
-		for j, r := range rows {
-			dots[j] = s.dotPackedRow(v, int(r))
+		if len(rows) > 0 {
+			dotPackedRowsAVX2(&s.q16[0], &v.packed[0], (*byte)(unsafe.Pointer(&v.signs[0])), &rows[0], &dots[0], len(rows),
+				packedRowBytes(v.dims), 8*v.words, v.dims/16)
 		}
 		return
 	}
@@ -839,15 +840,6 @@ func (s *scratch) scoreRows(v *Vectors, rows []int32, dots []int32) {
 // [scratch.prepare] fills: it needs whole blocks of 16 dimensions.
 func packedKernel(v *Vectors) bool {
 	return hasDotPacked && v.packed != nil && v.dims%16 == 0
-}
-
-// dotPackedRow is row i's exact int8 dot product with the query, by the
-// assembly kernel (see packedKernel).
-func (s *scratch) dotPackedRow(v *Vectors, i int) int32 {
-	pb := packedRowBytes(v.dims)
-	row := v.packed[i*pb : (i+1)*pb]
-	sg := v.signs[i*v.words : (i+1)*v.words]
-	return dotPackedAVX2(&s.q16[0], &row[0], (*byte)(unsafe.Pointer(&sg[0])), v.dims/16)
 }
 
 // rowBufs returns four row buffers of dims elements.
