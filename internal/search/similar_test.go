@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/embed"
@@ -64,5 +65,41 @@ func TestDenseRerank(t *testing.T) {
 	}
 	if want := 0.5 + 2.0/float64(RRFK+1); math.Abs(cands[1].Score-want) > 1e-12 || cands[1].Fused != cands[1].Score {
 		t.Errorf("best candidate score %v (fused %v), want %v", cands[1].Score, cands[1].Fused, want)
+	}
+}
+
+// TestSimilaritiesPacked checks the packed rows of a vector file: each
+// similarity is the float dot product within the rows' int8 steps, and
+// exactly the score the dense channel gives the same chunk, whatever the
+// order of ids and with ids the file lacks.
+func TestSimilaritiesPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	rows, query := randomRows(rng, 3000, 64)
+	_, v := mappedFile(t, rows.quantised())
+	if !packedKernel(v) {
+		t.Skip("no packed-row kernel on this platform or CPU")
+	}
+	for range 5 {
+		q := query()
+		ids, scores := v.Nearest(q, 20)
+		ask := append([]int64{7, 99999}, ids...)
+		rng.Shuffle(len(ask), func(i, j int) { ask[i], ask[j] = ask[j], ask[i] })
+		got := v.Similarities(q, ask)
+		for i, id := range ask {
+			j := slices.Index(ids, id)
+			if j < 0 {
+				if got[i] != 0 {
+					t.Errorf("similarity of absent chunk %d = %v, want 0", id, got[i])
+				}
+				continue
+			}
+			if got[i] != scores[j] {
+				t.Errorf("chunk %d: similarity %v, dense channel score %v", id, got[i], scores[j])
+			}
+			k := int(id - 1000)
+			if want := float64(embed.Dot(q, rows.data[k*64:(k+1)*64])); math.Abs(got[i]-want) > 0.01 {
+				t.Errorf("chunk %d: similarity %.4f, float dot product %.4f", id, got[i], want)
+			}
+		}
 	}
 }
