@@ -4,61 +4,42 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"unsafe"
-
-	"github.com/ctx-dev/ctx/internal/embed"
 )
 
 // Similarities returns, for each chunk id in ids, the cosine similarity of
 // q (L2-normalised, of the index's dimensions) to that chunk's vector, or
 // 0 for a chunk without one: the dense evidence for chunks another
 // channel recalled. Cost: a binary search (ids sorted, as an index writes
-// them) and one int8 dot product of dims elements per id; a vector file's
-// rows are scored packed, in one kernel call, with the query quantised
-// as [Vectors.Nearest] quantises it (the same score for a chunk both
-// find).
+// them) and one int8 dot product of dims elements per id, with the query
+// quantised as [Vectors.Nearest] quantises it (a vector file's packed
+// rows scored in one kernel call).
 func (v *Vectors) Similarities(q []float32, ids []int64) []float64 {
 	out := make([]float64, len(ids))
 	if len(q) != v.dims || v.Len() == 0 {
 		return out
 	}
 	find := v.rowOf()
-	if packedKernel(v) {
-		// The rows straight from their packed form, the query quantised
-		// as [Vectors.Nearest] quantises it: a chunk both channels found
-		// gets the same similarity from each.
-		s := scratchPool.Get().(*scratch)
-		defer scratchPool.Put(s)
-		qscale := s.prepare(q, v)
-		rows, at := s.cand[:0], s.ring[:0]
-		for i, id := range ids {
-			if r, ok := find(id); ok {
-				rows = append(rows, int32(r))
-				at = append(at, int32(i))
-			}
-		}
-		s.cand, s.ring = rows, at
-		if len(rows) == 0 {
-			return out
-		}
-		dots := grow(s.dots, len(rows))
-		s.dots = dots
-		dotPackedRowsAVX2(&s.q16[0], &v.packed[0], (*byte)(unsafe.Pointer(&v.signs[0])), &rows[0], &dots[0], len(rows),
-			packedRowBytes(v.dims), 8*v.words, v.dims/16)
-		for j, r := range rows {
-			out[at[j]] = float64(dots[j]) * qscale * float64(v.scales[r])
-		}
-		runtime.KeepAlive(v)
-		return out
-	}
-	buf := make([]int8, v.dims)
+	// The query quantised as [Vectors.Nearest] quantises it, and each
+	// row's int8 dot product with it (from its packed form by the
+	// kernel where there is one): the same similarity for a chunk
+	// whatever the rows' form, and the dense channel's score for a
+	// chunk it found.
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	s.releasing = false
+	qscale := s.prepare(q, v)
+	rows, at := s.cand[:0], s.ring[:0]
 	for i, id := range ids {
-		r, ok := find(id)
-		if !ok {
-			continue
+		if r, ok := find(id); ok {
+			rows = append(rows, int32(r))
+			at = append(at, int32(i))
 		}
-		out[i] = float64(embed.DotInt8(q, v.row(r, buf), v.scales[r]))
 	}
+	s.cand, s.ring = rows, at
+	for j, d := range s.score(v, rows) {
+		out[at[j]] = float64(d) * qscale * float64(v.scales[rows[j]])
+	}
+	runtime.KeepAlive(v)
 	return out
 }
 
