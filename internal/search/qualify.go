@@ -65,3 +65,22 @@ func holdsQualifiers(filePath, lang, symbol, breadcrumb string, quals [][]string
 	}
 	return false
 }
+
+// ownerQualified reports whether a member's owner (the innermost
+// qualifier of its symbol: Fernet of "Fernet.decrypt", Server of
+// "(*Server).Shutdown") is the last name of one of quals, ignoring case.
+// Such a definition is the one a qualified name asks for; another that
+// holds the qualifier only in its module or directories
+// (MultiFernet.decrypt in the module fernet) is a different owner's.
+func ownerQualified(symbol string, quals [][]string) bool {
+	own := graph.ParseLookup(symbol).Quals
+	if len(own) == 0 {
+		return false
+	}
+	for _, qual := range quals {
+		if len(qual) > 0 && strings.EqualFold(own[len(own)-1], qual[len(qual)-1]) {
+			return true
+		}
+	}
+	return false
+}

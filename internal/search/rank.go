@@ -337,10 +337,11 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	// a candidate defines the name a qualified symbol query asks for under
 	// its qualifiers (its own definition or one declared in it).
 	defs := make([]definition, len(cands))
-	heldDef := false
+	heldDef, ownedDef := false, false
 	for i := range cands {
 		defs[i] = definedBy(&cands[i], names, declared, quals)
 		heldDef = heldDef || q.Kind == analyze.QuerySymbol && defs[i].held && syms[defs[i].name]
+		ownedDef = ownedDef || q.Kind == analyze.QuerySymbol && defs[i].owned && syms[defs[i].name]
 	}
 	perFile := map[string]int{}
 	for _, c := range cands {
@@ -377,6 +378,12 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 			case q.Kind == analyze.QuerySymbol && syms[name]:
 				b := tune.DefBoost
 				switch {
+				case held && !d.owned && ownedDef:
+					// Another candidate is a member of the type the
+					// qualifier names: "Fernet.decrypt" is Fernet's
+					// method, not MultiFernet's in the module fernet.
+					b *= tune.QualMiss
+					c.Boosts = append(c.Boosts, "definition (loosely qualified)")
 				case held:
 					c.Defines = true
 					c.Boosts = append(c.Boosts, "definition (qualified)")
@@ -510,6 +517,7 @@ type definition struct {
 	name  string // the bare defined name ("" for none)
 	isDef bool   // name is set and of a definition's kind
 	held  bool   // a definition under the query's qualifiers of name
+	owned bool   // held, and a member of the type the qualifiers name
 }
 
 // definedBy returns what chunk c defines: its own definition (names holds
@@ -526,6 +534,7 @@ func definedBy(c *Result, names map[int64]string, declared map[int64]store.Decla
 	def := definition{name: name, isDef: name != "" && isDefinitionKind(kind)}
 	if qs := quals[name]; def.isDef && len(qs) > 0 {
 		def.held = holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
+		def.owned = def.held && ownerQualified(symbol, qs)
 	}
 	return def
 }

@@ -658,6 +658,36 @@ func TestRankQualifiedOtherOwnerFileName(t *testing.T) {
 	}
 }
 
+// TestRankLooselyQualified: a definition whose scope ends with the
+// qualifier (fernet.py's Fernet.decrypt for "Fernet.decrypt") comes
+// before one that holds it only further out (MultiFernet.decrypt, in the
+// module fernet), whatever their other evidence; and without such a
+// definition among the candidates, the loose one keeps its lift.
+func TestRankLooselyQualified(t *testing.T) {
+	t.Parallel()
+	cands := func() []Result {
+		return []Result{
+			{ChunkID: 1, Path: "fernet.py", StartLine: 202, EndLine: 210, Kind: "method", Symbol: "MultiFernet.decrypt", Breadcrumb: "MultiFernet", Language: "python", Score: 0.5},
+			{ChunkID: 2, Path: "fernet.py", StartLine: 82, EndLine: 90, Kind: "method", Symbol: "Fernet.decrypt", Breadcrumb: "Fernet", Language: "python", Score: 0.3},
+			{ChunkID: 3, Path: "aead.py", StartLine: 200, EndLine: 210, Kind: "method", Symbol: "AESGCM.decrypt", Breadcrumb: "AESGCM", Language: "python", Score: 0.45},
+		}
+	}
+	names := map[int64]string{1: "decrypt", 2: "decrypt", 3: "decrypt"}
+	cs := cands()
+	rankQuery(analyze.Analyze("Fernet.decrypt"), cs, names)
+	if cs[0].ChunkID != 2 || !slices.Contains(cs[0].Boosts, "definition (qualified)") {
+		t.Errorf("Fernet.decrypt: first chunk %d (boosts %v), want Fernet's method", cs[0].ChunkID, cs[0].Boosts)
+	}
+	if b := byID(cs, 1).Boosts; !slices.Contains(b, "definition (loosely qualified)") {
+		t.Errorf("MultiFernet.decrypt: boosts %v, want the loose qualifier's", b)
+	}
+	cs = slices.DeleteFunc(cands(), func(r Result) bool { return r.ChunkID == 2 })
+	rankQuery(analyze.Analyze("Fernet.decrypt"), cs, names)
+	if cs[0].ChunkID != 1 || !slices.Contains(cs[0].Boosts, "definition (qualified)") {
+		t.Errorf("without Fernet's method: first chunk %d (boosts %v), want MultiFernet's, qualified by its module", cs[0].ChunkID, cs[0].Boosts)
+	}
+}
+
 // TestRankFrameScopedName: a name an issue writes only as a traceback
 // frame's function lifts the definition in that frame's file, not every
 // definition of the name; a name also written in the issue's text lifts
