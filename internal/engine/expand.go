@@ -319,8 +319,8 @@ func (e *Engine) readCallees(ctx context.Context, db *store.DB, src search.Sourc
 }
 
 // addCallees adds up to max definitions of the names seed calls that its
-// file's imports (or its Go package) hold, the first in scope for each
-// name.
+// own file, its file's imports or its Go package hold: for each name, one
+// in its own file if any, else the first in scope.
 func addCallees(seed Hit, c calleeReads, max int, add func(store.ChunkRow, float64, int, string) bool) {
 	names, targets, rows := c.names, c.targets, c.rows
 	n := 0
@@ -328,18 +328,27 @@ func addCallees(seed Hit, c calleeReads, max int, add func(store.ChunkRow, float
 		if n == max {
 			break
 		}
-		for _, r := range rows {
+		// A definition in the seed's own file first (a method's
+		// self._helper, a module's private function), then one its
+		// imports (or its Go package) hold.
+		var pick *store.ChunkRow
+		for i := range rows {
+			r := &rows[i]
 			if r.Name != name || !definitionKinds[r.Kind] || r.Part > 1 || r.Path == seed.Path && r.StartLine == seed.StartLine {
 				continue
 			}
-			dir := path.Dir(r.Path)
-			inScope := targets[r.Path] || targets[dir] || strings.HasSuffix(r.Path, ".go") && dir == path.Dir(seed.Path)
-			if !inScope {
-				continue
+			if r.Path == seed.Path {
+				pick = r
+				break
 			}
-			add(r, seed.Score*expandedScore, calleeLines, "called by "+seed.Symbol)
+			dir := path.Dir(r.Path)
+			if pick == nil && (targets[r.Path] || targets[dir] || strings.HasSuffix(r.Path, ".go") && dir == path.Dir(seed.Path)) {
+				pick = r
+			}
+		}
+		if pick != nil {
+			add(*pick, seed.Score*expandedScore, calleeLines, "called by "+seed.Symbol)
 			n++
-			break
 		}
 	}
 }

@@ -85,6 +85,37 @@ func (s *Store) Get(key string) string {
 		t.Errorf("neighbours of Close = %v, want %v", got, want)
 	}
 
+	// A method's call of a helper in its own file brings the helper: a
+	// Python file imports nothing of its own.
+	writeFile(t, root, "tokens/token.py", `import time
+
+
+class Token:
+    def open_sealed(self, token, ttl=None):
+        """Open a sealed token, refusing one older than ttl seconds."""
+        stamp, body = self._split_token(token)
+        return self._check_age(body, stamp, ttl)
+
+    def _split_token(self, token):
+        return token[:8], token[8:]
+
+    def _check_age(self, body, stamp, ttl):
+        if ttl is not None and stamp + ttl < time.time():
+            raise ValueError("too old")
+        return body
+`)
+	index(t, e, engine.IndexOptions{})
+	resp = find(t, e, engine.FindRequest{Query: "open a sealed token", Limit: 1, Expand: all})
+	if resp.Results[0].Symbol != "Token.open_sealed" {
+		t.Fatalf("seed %s, want Token.open_sealed", resp.Results[0].Symbol)
+	}
+	got = expansions(resp.Results)
+	for _, want := range []string{"tokens/token.py Token._split_token (called by Token.open_sealed)", "tokens/token.py Token._check_age (called by Token.open_sealed)"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("open_sealed's expansions = %v, lack %s", got, want)
+		}
+	}
+
 	// No expansion without seeds.
 	resp = find(t, e, engine.FindRequest{Query: "who calls Retry", Limit: 1})
 	if len(resp.Results) != 1 {

@@ -45,7 +45,7 @@ type RetrievalInput struct {
 	Language           []string `json:"language,omitempty" jsonschema:"keep only these languages (go, python, javascript, typescript, java, rust, c, cpp, csharp, ruby, php, ...)"`
 	MaxTokens          int      `json:"max_tokens,omitempty" jsonschema:"token budget of this page (o200k_base tokens of the text returned); default from mode, at most 20000; values under 256 are raised to 256"`
 	MaxFiles           int      `json:"max_files,omitempty" jsonschema:"most distinct files over all pages (default: quick 5, balanced 10, deep 20)"`
-	MaxSegmentsPerFile int      `json:"max_segments_per_file,omitempty" jsonschema:"most segments from one file (default 3)"`
+	MaxSegmentsPerFile int      `json:"max_segments_per_file,omitempty" jsonschema:"most found segments from one file (default 3); the context pieces added around them (their type, what they call) are not counted"`
 	OutputFormat       string   `json:"output_format,omitempty" jsonschema:"markdown (default: fenced code under path:lines headings), json, or both"`
 	ReturnDebug        bool     `json:"return_debug,omitempty" jsonschema:"add each segment's per-channel ranks and ranking boosts, and the search statistics"`
 	LowConfidence      string   `json:"low_confidence_behavior,omitempty" jsonschema:"what to return when the best match is weak: return_with_warning (default: everything, with a warning), return_top1 (only the best segment), return_empty (nothing, with the reason)"`

@@ -5,6 +5,7 @@
 package pack
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -28,7 +29,7 @@ type Segment struct {
 // SelectOptions bounds [Select]; zero fields take the defaults.
 type SelectOptions struct {
 	MaxFiles int // most distinct files (default 10)
-	PerFile  int // most segments per file after merging (default 3)
+	PerFile  int // most found segments per file after merging (default 3; context pieces are not counted)
 	// CutoffRatio drops, past the first MinKeep hits, a hit scoring below
 	// this fraction of the best hit's score (default 0.1; negative keeps
 	// all).
@@ -68,7 +69,9 @@ func (o *SelectOptions) defaults() {
 // around it). It drops weak hits (the score cutoff), hits of
 // files past MaxFiles, and merges hits that overlap, nest or lie within
 // MergeGap lines of each other into one segment (its byte range spans
-// them). A file keeps at most PerFile segments, its best ones. hits must
+// them). A file keeps at most PerFile found segments, its best ones, and
+// every context piece: a method's callee in its own file is the piece a
+// reader needs next, not a fourth hit to cut. hits must
 // be in rank order (best first); their Hits fields are ignored.
 //
 // The cutoff: ranking scores fall steeply past the relevant hits (package
@@ -95,10 +98,17 @@ func Select(hits []Segment, o SelectOptions) []Segment {
 	var out []Segment
 	for _, p := range order {
 		segs := merge(byFile[p], o.MergeGap)
-		if len(segs) > o.PerFile {
-			// Keep the best PerFile, then restore line order.
-			slices.SortStableFunc(segs, func(a, b Segment) int { return a.Hits[0] - b.Hits[0] })
-			segs = segs[:o.PerFile]
+		if found := len(segs) - countContext(segs); found > o.PerFile {
+			// Keep the best PerFile found segments and every context
+			// piece (each was added for a found one, and counted by its
+			// own limit), then restore line order.
+			slices.SortStableFunc(segs, func(a, b Segment) int {
+				if a.Context != b.Context {
+					return cmp.Compare(boolInt(a.Context), boolInt(b.Context))
+				}
+				return a.Hits[0] - b.Hits[0]
+			})
+			segs = slices.Delete(segs, o.PerFile, found)
 			slices.SortFunc(segs, func(a, b Segment) int { return a.StartLine - b.StartLine })
 		}
 		out = append(out, segs...)
@@ -113,6 +123,24 @@ func Select(hits []Segment, o SelectOptions) []Segment {
 		return 1
 	})
 	return out
+}
+
+// countContext is the number of context pieces among segs.
+func countContext(segs []Segment) int {
+	n := 0
+	for _, s := range segs {
+		if s.Context {
+			n++
+		}
+	}
+	return n
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // merge sorts one file's segments by line and joins those that overlap or

@@ -72,6 +72,15 @@ func TestSelect(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Select with context pieces (-want +got):\n%s", d)
 	}
+	// PerFile counts found segments: the context pieces of a file past
+	// it stay, after every found segment.
+	ctx = []Segment{seg("a.go", 1, 5, 1), seg("a.go", 20, 25, 0.9), seg("a.go", 40, 45, 0.8), seg("a.go", 60, 65, 0.7), seg("a.go", 80, 85, 0.6), seg("a.go", 100, 105, 0.5)}
+	ctx[1].Context, ctx[4].Context = true, true
+	got = brief(Select(ctx, SelectOptions{PerFile: 2}))
+	want = []string{"a.go:1-5 [0]", "a.go:40-45 [2]", "a.go:20-25 [1]", "a.go:80-85 [4]"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Select PerFile 2 with context pieces (-want +got):\n%s", d)
+	}
 	if got := Select(weak, SelectOptions{MinKeep: 1, CutoffRatio: -1, Floor: 0.05}); len(got) != 1 {
 		t.Errorf("Floor 0.05 kept %v", brief(got))
 	}
