@@ -33,12 +33,38 @@ const LongQueryWords = 40
 // words; it is below a written word's 1 because the join is a guess.
 const joinedWeight = 0.5
 
+// singular returns an English plural noun's singular by its spelling
+// ("options" → "option", "entries" → "entry", "matches" → "match"), or w
+// itself when it does not read as a plural ("class", "status", "axis").
+// Identifiers name one thing far more often than many (unknownOption,
+// TypeAdapter), so a question's plural is joined both ways.
+func singular(w string) string {
+	n := len(w)
+	switch {
+	case n < 4 || w[n-1] != 's':
+		return w
+	case strings.HasSuffix(w, "ies") && n > 4:
+		return w[:n-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"),
+		strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "zes"):
+		return w[:n-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	}
+	return w[:n-1]
+}
+
 // Term is one analyzed query term with its weight: how many times it was
 // produced by the query (identifier parts and stems included), times 2 for
 // terms that come from an identifier written in code style.
 type Term struct {
 	Text   string
 	Weight float64
+	// Variant marks a second spelling of a joined pair of words, with
+	// the last word made singular ("unknown options" → "unknownoption",
+	// the whole-identifier term of unknownOption): a guess that counts
+	// toward the query's coverage only where the index holds it.
+	Variant bool
 }
 
 // Frame is one stack-trace frame found in a query.
@@ -293,6 +319,7 @@ func Analyze(raw string) *Query {
 	}
 
 	weights := map[string]float64{}
+	variant := map[string]bool{} // produced only as a joined variant
 	var order []string
 	add := func(t string, w float64) {
 		if stopwords[t] || len(t) < 2 && !isDigitString(t) {
@@ -302,6 +329,7 @@ func Analyze(raw string) *Query {
 			order = append(order, t)
 		}
 		weights[t] += w
+		delete(variant, t)
 	}
 	var words []string
 	var joinable []bool // joinable[i]: only spaces or tabs between words i-1 and i
@@ -350,10 +378,16 @@ func Analyze(raw string) *Query {
 				continue
 			}
 			add(a+b, joinedWeight)
+			if one := singular(b); one != b {
+				if _, ok := weights[a+one]; !ok {
+					add(a+one, joinedWeight)
+					variant[a+one] = true
+				}
+			}
 		}
 	}
 	for _, t := range order {
-		q.Terms = append(q.Terms, Term{Text: t, Weight: weights[t]})
+		q.Terms = append(q.Terms, Term{Text: t, Weight: weights[t], Variant: variant[t]})
 	}
 
 	lines := strings.Count(strings.TrimSpace(raw), "\n") + 1

@@ -100,6 +100,7 @@ func TestAnalyzeTerms(t *testing.T) {
 				{Text: "idle", Weight: 1}, {Text: "idl", Weight: 1},
 				{Text: "connections", Weight: 1}, {Text: "connect", Weight: 1},
 				{Text: "serverclose", Weight: 0.5}, {Text: "closeidle", Weight: 0.5}, {Text: "idleconnections", Weight: 0.5},
+				{Text: "idleconnection", Weight: 0.5, Variant: true},
 			},
 		},
 		{

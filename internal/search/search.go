@@ -1121,8 +1121,11 @@ func (s *Searcher) weighTerms(ctx context.Context, q *analyze.Query, n int) ([]w
 	out := make([]weighted, 0, len(ts))
 	var all, found float64
 	for _, t := range ts {
-		all += t.Weight
 		df := dfs[t.Text]
+		if df == 0 && t.Variant {
+			continue // a guessed spelling: its absence says nothing
+		}
+		all += t.Weight
 		if df == 0 {
 			continue
 		}
