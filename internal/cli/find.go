@@ -142,7 +142,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 	}
 	req := engine.FindRequest{
 		Query: opts.query, Limit: limit, Languages: opts.languages, PathGlobs: opts.paths, Channels: opts.channels,
-		Full: opts.full && opts.budget == 0, AutoIndex: true, Expand: engine.Modes[opts.mode].Expand,
+		Full: opts.full && opts.budget == 0, Grouped: opts.budget > 0, AutoIndex: true, Expand: engine.Modes[opts.mode].Expand,
 		Decompose: decomposeMode(opts.decompose), ExplainResults: opts.explainResults, NoRerank: opts.noRerank,
 		Explain: opts.explain,
 	}

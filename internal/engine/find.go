@@ -32,6 +32,10 @@ type FindRequest struct {
 	// Expand appends context pieces for the best results after them
 	// (see [Engine.Expand]); the zero value adds none.
 	Expand ExpandOptions
+	// Grouped says the results will be packed, grouped by file (MCP
+	// answers, --budget): a file's further chunks about as strong as its
+	// best are damped less than in a flat list (search.Request.Grouped).
+	Grouped bool
 	// AutoIndex indexes a root that has no index yet before searching,
 	// reporting that run's phases through Phase (see [IndexOptions]).
 	AutoIndex bool
@@ -564,7 +568,7 @@ func (e *Engine) find(ctx context.Context, req FindRequest) (*FindResponse, erro
 	if s.EmbedTimeout <= 0 {
 		s.EmbedTimeout = config.DefaultQueryTimeout
 	}
-	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels, Grouped: req.Grouped}
 	if partial && len(sreq.Channels) == 0 {
 		// The vectors of a first index are read once it completes.
 		sreq.Channels = search.LexicalChannels

@@ -64,13 +64,14 @@ func (c *queryCache) key(req FindRequest, hd head, identity string) string {
 		Paths     []string
 		Channels  []string
 		Full      bool
+		Grouped   bool
 		Expand    ExpandOptions
 		Gen       int64
 		Version   string
 		Identity  string
 		Config    string
 	}{strings.Join(strings.Fields(req.Query), " "), req.Limit, sortedCopy(req.Languages), sortedCopy(req.PathGlobs), sortedCopy(req.Channels),
-		req.Full, req.Expand, hd.gen, hd.ver.String(), identity, c.config}
+		req.Full, req.Grouped, req.Expand, hd.gen, hd.ver.String(), identity, c.config}
 	b, _ := json.Marshal(k)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

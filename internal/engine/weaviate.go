@@ -156,7 +156,7 @@ func (e *Engine) findWeaviate(ctx context.Context, req FindRequest) (*FindRespon
 	}
 	// Every channel is a request to the server: run them all at once.
 	s := &search.Searcher{DB: src, TotalChunks: src.Info.Chunks, EmbedTimeout: e.cfg.Embed.QueryTimeout, Concurrency: len(search.ChannelNames), Deadline: recallDeadline(ctx, req.cut)}
-	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels}
+	sreq := search.Request{Query: query, Limit: req.Limit, Languages: req.Languages, PathGlobs: req.PathGlobs, Channels: req.Channels, Grouped: req.Grouped}
 	if e.emb != nil && sreq.Uses("dense") && src.Len() > 0 {
 		s.Embedder, s.Vectors = e.emb, src
 	}

@@ -328,7 +328,7 @@ func (s *Server) retrieve(ctx context.Context, req *mcp.CallToolRequest, in Retr
 	default:
 		return nil, out, badArg("decompose %q: want auto, on or off", in.Decompose)
 	}
-	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand,
+	resp, err := e.Find(ctx, engine.FindRequest{Query: query, Limit: limit, Languages: in.Language, PathGlobs: scopeGlobs(scope, in.IncludeGlobs), Expand: mp.Expand, Grouped: true,
 		Decompose: dec, ExplainResults: in.ExplainResults})
 	if err != nil {
 		return nil, out, s.explain(e, err)

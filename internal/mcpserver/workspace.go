@@ -200,7 +200,7 @@ func (s *Server) retrieveWorkspace(ctx context.Context, in RetrievalInput, mp mo
 		return nil, out, err
 	}
 	query := strings.TrimSpace(strings.TrimSpace(in.InformationRequest) + " " + strings.Join(in.TechnicalTerms, " "))
-	resp, err := engine.FindAcross(ctx, members, engine.FindRequest{Query: query, Limit: mp.limit, Languages: in.Language, PathGlobs: in.IncludeGlobs, Expand: mp.Expand})
+	resp, err := engine.FindAcross(ctx, members, engine.FindRequest{Query: query, Limit: mp.limit, Languages: in.Language, PathGlobs: in.IncludeGlobs, Expand: mp.Expand, Grouped: true})
 	if err != nil {
 		return nil, out, err
 	}

@@ -43,7 +43,7 @@ func TestDiversify(t *testing.T) {
 	}
 	t.Run("second chunk falls behind other files", func(t *testing.T) {
 		t.Parallel()
-		out := diversify(in(), 10)
+		out := diversify(in(), 10, false)
 		if diff := cmp.Diff([]int64{1, 3, 4, 2}, ids(out)); diff != "" {
 			t.Errorf("order (-want +got):\n%s", diff)
 		}
@@ -59,7 +59,7 @@ func TestDiversify(t *testing.T) {
 	t.Run("limit", func(t *testing.T) {
 		t.Parallel()
 		for limit := range 6 {
-			out := diversify(in(), limit)
+			out := diversify(in(), limit, false)
 			if len(out) != min(limit, 4) {
 				t.Errorf("limit %d: %d results", limit, len(out))
 			}
@@ -74,7 +74,7 @@ func TestDiversify(t *testing.T) {
 			{ChunkID: 1, Path: "a.go", Score: 1},
 			{ChunkID: 2, Path: "a.go", Score: 1},
 			{ChunkID: 3, Path: "a.go", Score: 1},
-		}, 3)
+		}, 3, false)
 		if diff := cmp.Diff([]int64{1, 2, 3}, ids(out)); diff != "" {
 			t.Errorf("order (-want +got):\n%s", diff)
 		}
@@ -85,13 +85,34 @@ func TestDiversify(t *testing.T) {
 	t.Run("one chunk per file is unchanged", func(t *testing.T) {
 		t.Parallel()
 		want := []Result{{ChunkID: 5, Path: "x", Score: 3}, {ChunkID: 6, Path: "y", Score: 2}, {ChunkID: 7, Path: "z", Score: 1}}
-		if diff := cmp.Diff(want, diversify(slices.Clone(want), 3)); diff != "" {
+		if diff := cmp.Diff(want, diversify(slices.Clone(want), 3, false)); diff != "" {
 			t.Errorf("diversify (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("grouped: a sibling as strong as its file's best is damped less", func(t *testing.T) {
+		t.Parallel()
+		// a.go's second chunk (0.9 of its best) stays above c.go
+		// grouped, not in a flat list; a weaker sibling is damped as
+		// ever.
+		rs := func() []Result {
+			return []Result{
+				{ChunkID: 1, Path: "a.go", Score: 1.0},
+				{ChunkID: 2, Path: "a.go", Score: 0.9},
+				{ChunkID: 3, Path: "b.go", Score: 0.4},
+				{ChunkID: 4, Path: "c.go", Score: 0.3},
+				{ChunkID: 5, Path: "b.go", Score: 0.2},
+			}
+		}
+		if diff := cmp.Diff([]int64{1, 2, 3, 4, 5}, ids(diversify(rs(), 10, true))); diff != "" {
+			t.Errorf("grouped order (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int64{1, 3, 4, 2, 5}, ids(diversify(rs(), 10, false))); diff != "" {
+			t.Errorf("flat order (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("empty", func(t *testing.T) {
 		t.Parallel()
-		if out := diversify(nil, 10); len(out) != 0 {
+		if out := diversify(nil, 10, false); len(out) != 0 {
 			t.Errorf("diversify(nil) = %v", out)
 		}
 	})

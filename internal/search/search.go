@@ -45,6 +45,10 @@ type Request struct {
 	// debugging: "dense" alone measures the embedding model through the
 	// same ranking stack.
 	Channels []string
+	// Grouped says the caller shows the results grouped by file (a pack):
+	// a file's further chunks about as strong as its best are damped less
+	// (see tune.SiblingShare).
+	Grouped bool
 }
 
 // ChannelNames lists the recall channels a [Request] may restrict to:
@@ -462,7 +466,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		names[cands[i].ChunkID] = byID[cands[i].ChunkID].Name
 	}
 	rank(q, words, quals, cands, names, rc.declared)
-	out := diversify(cands, limit)
+	out := diversify(cands, limit, req.Grouped)
 	st.SearchMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, st, nil
 }
