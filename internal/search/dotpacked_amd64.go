@@ -8,19 +8,13 @@ import "golang.org/x/sys/cpu"
 // for the 16-bit products and BMI2 for PDEP.
 var hasDotPacked = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 
-// dotPackedAVX2 returns the dot product of q (16·blocks int16) with the
-// packed row at packed (14·blocks bytes of 7-bit magnitudes, see
-// [packRow]) whose sign bits start at signs (2·blocks bytes, the row's
-// sign words in little-endian order). blocks must be > 0.
-//
-//go:noescape
-func dotPackedAVX2(q *int16, packed *byte, signs *byte, blocks int) int32
-
 // dotPackedRowsAVX2 writes to dots[j] the dot product of q (16·blocks
 // int16) with row rows[j] for j < n: the packed row at packed +
-// rows[j]·rowBytes and its sign bits at signs + rows[j]·signBytes, as
-// [dotPackedAVX2] reads them, prefetching the row eight places on. Every
-// rows[j] must be a row of the two arrays, and blocks > 0.
+// rows[j]·rowBytes (14·blocks bytes of 7-bit magnitudes, see [packRow])
+// and its sign bits at signs + rows[j]·signBytes (2·blocks bytes used,
+// the row's sign words in little-endian order), prefetching the row eight
+// places on. Every rows[j] must be a row of the two arrays, and
+// blocks > 0.
 //
 //go:noescape
 func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int)

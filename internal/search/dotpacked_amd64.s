@@ -10,67 +10,16 @@ DATA lanebits<>+16(SB)/8, $0x0800040002000100
 DATA lanebits<>+24(SB)/8, $0x8000400020001000
 GLOBL lanebits<>(SB), RODATA|NOPTR, $32
 
-// func dotPackedAVX2(q *int16, packed *byte, signs *byte, blocks int) int32
-//
-// Sixteen elements a block: the 14 bytes of their 7-bit magnitudes are
-// spread to one a byte by two PDEPs (the second reads the 8 bytes ending
-// at the block's end, shifted, so no read passes the row), widened to
-// 16-bit lanes, negated where their sign bit is clear ((m ^ -1) - -1),
-// multiplied by the query's lanes and summed in pairs (VPMADDWD), and
-// added to eight 32-bit sums.
-TEXT ·dotPackedAVX2(SB), NOSPLIT, $0-36
-	MOVQ q+0(FP), DI
-	MOVQ packed+8(FP), SI
-	MOVQ signs+16(FP), DX
-	MOVQ blocks+24(FP), CX
-	MOVQ $0x7F7F7F7F7F7F7F7F, R8
-	VMOVDQU lanebits<>(SB), Y5
-	VPXOR Y0, Y0, Y0
-	VPXOR Y6, Y6, Y6
-	TESTQ CX, CX
-	JZ done
-
-loop:
-	MOVQ (SI), AX
-	PDEPQ R8, AX, AX
-	MOVQ 6(SI), BX
-	SHRQ $8, BX
-	PDEPQ R8, BX, BX
-	VMOVQ AX, X1
-	VPINSRQ $1, BX, X1, X1
-	VPMOVZXBW X1, Y1
-	MOVWLZX (DX), R9
-	VMOVD R9, X2
-	VPBROADCASTW X2, Y2
-	VPAND Y5, Y2, Y2
-	VPCMPEQW Y6, Y2, Y2
-	VPXOR Y2, Y1, Y1
-	VPSUBW Y2, Y1, Y1
-	VPMADDWD (DI), Y1, Y1
-	VPADDD Y1, Y0, Y0
-	ADDQ $14, SI
-	ADDQ $2, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-
-done:
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4E, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xB1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, AX
-	MOVL AX, ret+32(FP)
-	VZEROUPPER
-	RET
-
 // func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int)
 //
-// dotPackedAVX2's loop for each of n rows: the i-th row (rows[j]) starts
-// at packed + i·rowBytes and its sign bits at signs + i·signBytes, and
-// its dot product goes to dots[j]. While a row is scored, the row eight
+// For each of n rows: the i-th row (rows[j]) starts at packed +
+// i·rowBytes and its sign bits at signs + i·signBytes, and its dot
+// product with q goes to dots[j]. Sixteen elements a block: the 14 bytes
+// of their 7-bit magnitudes are spread to one a byte by two PDEPs (the
+// second reads the 8 bytes ending at the block's end, shifted, so no read
+// passes the row), widened to 16-bit lanes, negated where their sign bit
+// is clear ((m ^ -1) - -1), multiplied by the query's lanes and summed in
+// pairs (VPMADDWD), and added to eight 32-bit sums. While a row is scored, the row eight
 // places on in rows is prefetched: the rows are scattered through the
 // vector file, and a row read cold from memory waited on every one of
 // its cache lines in turn.

@@ -5,10 +5,6 @@ package search
 // hasDotPacked is false: rows are unpacked and scored in Go.
 const hasDotPacked = false
 
-func dotPackedAVX2(q *int16, packed *byte, signs *byte, blocks int) int32 {
-	panic("search: no packed-row kernel on this platform")
-}
-
 func dotPackedRowsAVX2(q *int16, packed *byte, signs *byte, rows *int32, dots *int32, n int, rowBytes int, signBytes int, blocks int) {
 	panic("search: no packed-row kernel on this platform")
 }

@@ -54,9 +54,9 @@ func TestDotPacked(t *testing.T) {
 	}
 }
 
-// TestDotPackedRows checks the many-row kernel against the one-row
-// kernel on every row a list names, in any order and with repeats, for
-// lists shorter and longer than its prefetch distance.
+// TestDotPackedRows checks the kernel on lists of rows against scoring
+// each row alone, in any order and with repeats, for lists shorter and
+// longer than its prefetch distance.
 func TestDotPackedRows(t *testing.T) {
 	if !hasDotPacked {
 		t.Skip("no packed-row kernel on this platform or CPU")
@@ -91,7 +91,7 @@ func TestDotPackedRows(t *testing.T) {
 			for j, r := range rows {
 				want := dotPacked(q, packed[int(r)*pb:(int(r)+1)*pb], signs[int(r)*words:(int(r)+1)*words])
 				if dots[j] != want {
-					t.Fatalf("dims %d, %d rows: row %d (list place %d) scored %d, one-row kernel %d", dims, m, r, j, dots[j], want)
+					t.Fatalf("dims %d, %d rows: row %d (list place %d) scored %d, alone %d", dims, m, r, j, dots[j], want)
 				}
 			}
 		}
@@ -108,7 +108,9 @@ func q16Of(q32 []int32) []int16 {
 
 // dotPacked calls the kernel on one row.
 func dotPacked(q []int16, packed []byte, signs []uint64) int32 {
-	return dotPackedAVX2(&q[0], &packed[0], (*byte)(unsafe.Pointer(&signs[0])), len(q)/16)
+	var row, dot int32
+	dotPackedRowsAVX2(&q[0], &packed[0], (*byte)(unsafe.Pointer(&signs[0])), &row, &dot, 1, len(packed), 8*len(signs), len(q)/16)
+	return dot
 }
 
 // TestHammingKernel checks the AVX-512 Hamming kernel against popcounts

@@ -447,7 +447,7 @@ const (
 	// estimateSigmas is the same margin for the sign estimate, which
 	// decides the exact scores (100-200 ns a row in Go, bound by memory
 	// latency: the rows are scattered over the file; about 80 ns by the
-	// assembly kernel, [dotPackedAVX2]). With hammingSigmas = 5, recall@100 at 3.5σ / 4σ / 5σ was
+	// assembly kernel, [dotPackedRowsAVX2]). With hammingSigmas = 5, recall@100 at 3.5σ / 4σ / 5σ was
 	// 0.996 / 0.997 / 0.997 on the real index (2.2k / 2.9k / 5.3k rows
 	// scored), 0.993 / 0.994 / 0.994 clustered and 0.988 / 0.989 / 0.989
 	// random (21k / 34k / 62k rows scored), and recall@10 on random data
@@ -834,7 +834,7 @@ func (s *scratch) scoreRows(v *Vectors, rows []int32, dots []int32) {
 }
 
 // packedKernel reports whether rows of v are scored by the assembly
-// kernel straight from their packed form ([dotPackedAVX2]: about 6 times
+// kernel straight from their packed form ([dotPackedRowsAVX2]: about 6 times
 // faster than unpacking a row and scoring it in Go, measured on the Go
 // standard library's vectors), with the query's 16-bit lanes that
 // [scratch.prepare] fills: it needs whole blocks of 16 dimensions.
