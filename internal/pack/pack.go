@@ -5,7 +5,6 @@
 package pack
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -102,12 +101,13 @@ func Select(hits []Segment, o SelectOptions) []Segment {
 			// Keep the best PerFile found segments and every context
 			// piece (each was added for a found one, and counted by its
 			// own limit), then restore line order.
-			slices.SortStableFunc(segs, func(a, b Segment) int {
-				if a.Context != b.Context {
-					return cmp.Compare(boolInt(a.Context), boolInt(b.Context))
+			byRank := func(s Segment) int { // context pieces last
+				if s.Context {
+					return len(hits)
 				}
-				return a.Hits[0] - b.Hits[0]
-			})
+				return s.Hits[0]
+			}
+			slices.SortStableFunc(segs, func(a, b Segment) int { return byRank(a) - byRank(b) })
 			segs = slices.Delete(segs, o.PerFile, found)
 			slices.SortFunc(segs, func(a, b Segment) int { return a.StartLine - b.StartLine })
 		}
@@ -134,13 +134,6 @@ func countContext(segs []Segment) int {
 		}
 	}
 	return n
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // merge sorts one file's segments by line and joins those that overlap or

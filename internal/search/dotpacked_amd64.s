@@ -19,10 +19,10 @@ GLOBL lanebits<>(SB), RODATA|NOPTR, $32
 // second reads the 8 bytes ending at the block's end, shifted, so no read
 // passes the row), widened to 16-bit lanes, negated where their sign bit
 // is clear ((m ^ -1) - -1), multiplied by the query's lanes and summed in
-// pairs (VPMADDWD), and added to eight 32-bit sums. While a row is scored, the row eight
-// places on in rows is prefetched: the rows are scattered through the
-// vector file, and a row read cold from memory waited on every one of
-// its cache lines in turn.
+// pairs (VPMADDWD), and added to eight 32-bit sums. While a row is
+// scored, the row eight places on in rows is prefetched: the rows are
+// scattered through the vector file, and a row read cold from memory
+// waited on every one of its cache lines in turn.
 TEXT ·dotPackedRowsAVX2(SB), NOSPLIT, $0-72
 	MOVQ packed+8(FP), R10
 	MOVQ signs+16(FP), R11

@@ -702,21 +702,25 @@ func sortResults(rs []Result, order func(a, b *Result) int) {
 // scores at least tune.SiblingShare of its file's best is damped by
 // tune.SiblingDiversity instead: it answers as well as the file's first.
 func diversify(cands []Result, limit int, grouped bool) []Result {
-	seen := map[string]int{}
-	best := map[string]float64{}
+	type listed struct {
+		n    int     // the file's chunks so far
+		best float64 // its first (best) chunk's score
+	}
+	files := map[string]listed{}
 	for i := range cands {
-		p := cands[i].Path
-		n := seen[p]
-		if n == 0 {
-			best[p] = cands[i].Score
-		} else {
-			f := tune.Diversity
-			if grouped && cands[i].Score >= tune.SiblingShare*best[p] {
-				f = tune.SiblingDiversity
-			}
-			cands[i].Score *= math.Pow(f, float64(n))
+		c := &cands[i]
+		f, ok := files[c.Path]
+		if !ok {
+			files[c.Path] = listed{n: 1, best: c.Score}
+			continue
 		}
-		seen[p] = n + 1
+		damp := tune.Diversity
+		if grouped && c.Score >= tune.SiblingShare*f.best {
+			damp = tune.SiblingDiversity
+		}
+		c.Score *= math.Pow(damp, float64(f.n))
+		f.n++
+		files[c.Path] = f
 	}
 	sortResults(cands, byScore)
 	if len(cands) > limit {
