@@ -31,7 +31,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 		dpkg        = fs.String("dpkg-status", "/var/lib/dpkg/status", "dpkg status `file` for Debian package versions")
 		include     = fs.String("include", "", "header `dir` to mine, one source per subdirectory, e.g. /usr/include")
 		dpkgInfo    = fs.String("dpkg-info", "/var/lib/dpkg/info", "dpkg info `dir` holding each package's file list")
-		splitFiles  = fs.Int("split-files", DefaultSplitFiles, "code files above which a Debian package or tree is split by directory")
+		splitFiles  = fs.Int("split-files", DefaultSplitFiles, "code files above which a Debian package, tree or --dir is split by directory")
 		nodeModules multiFlag
 		dirs        multiFlag
 		debs        multiFlag
@@ -119,7 +119,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ctx-mine: --dir wants id=dir, got %q\n", d)
 			return 2
 		}
-		roots = append(roots, Root{ID: id, Dir: dir, Kind: KindDir})
+		errs = append(errs, add(DirRoots(id, dir, *splitFiles)))
 	}
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintf(stderr, "ctx-mine: %v\n", err)

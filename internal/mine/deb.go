@@ -228,6 +228,33 @@ func TreeRoots(pkg, dir, docDir, dpkgStatus string, split int) ([]Root, error) {
 	return splitRoot(r, split), nil
 }
 
+// DirRoots returns the code below dir as [KindDir] roots named id, split
+// by directory past split code files ([DefaultSplitFiles] when 0) as a
+// Debian tree is, so a large tree (a language's class library) is held
+// out or trained on directory by directory, not whole. Vendored and
+// hidden directories are skipped ([codeFiles]); each piece takes its
+// licence from dir's own LICENSE*, LICENCE* or COPYING* files first.
+func DirRoots(id, dir string, split int) ([]Root, error) {
+	files, err := codeFiles(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var lic []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			n := strings.ToUpper(e.Name())
+			if !e.IsDir() && (strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE") || strings.HasPrefix(n, "COPYING")) {
+				lic = append(lic, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sort.Strings(lic)
+	return splitRoot(Root{ID: id, Dir: dir, Kind: KindDir, Files: files, LicenceFiles: lic}, split), nil
+}
+
 // testDirs are the top-level directories of a source package that hold
 // its test suite: compiler test cases (scala/test/files/neg) are not code
 // worth learning from.

@@ -194,6 +194,46 @@ func TestTreeRoots(t *testing.T) {
 	}
 }
 
+func TestDirRoots(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"LICENSE.txt":               "MIT License\n\nCopyright (c) the authors\n",
+		"src/Io/Path.cs":            "namespace Io { class Path {} }\n",
+		"src/Io/File.cs":            "namespace Io { class File {} }\n",
+		"src/Net/Http.cs":           "namespace Net { class Http {} }\n",
+		"src/Net/Dns.cs":            "namespace Net { class Dns {} }\n",
+		"src/Net/external/Vend.cs":  "class Vend {}\n",
+		"README.md":                 "# not code\n",
+		".git/hooks/pre-commit.sh":  "exit 0\n",
+		"src/Text/Encoding/Utf8.cs": "namespace Text { class Utf8 {} }\n",
+	}
+	mkfiles(t, dir, files)
+	roots, err := DirRoots("mono", dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type r struct {
+		ID, Kind, Licence string
+		Files             []string
+	}
+	var got []r
+	for _, x := range roots {
+		got = append(got, r{x.ID, x.Kind, detectLicence(x), x.Files})
+	}
+	want := []r{
+		{"mono/src/Io", KindDir, "MIT", []string{"File.cs", "Path.cs"}},
+		{"mono/src/Net", KindDir, "MIT", []string{"Dns.cs", "Http.cs"}},
+		{"mono/src/Text", KindDir, "MIT", []string{"Encoding/Utf8.cs"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+	if roots, err := DirRoots("empty", t.TempDir(), 2); err != nil || roots != nil {
+		t.Errorf("an empty tree: %v, %v; want no roots", roots, err)
+	}
+}
+
 func TestSplitRoot(t *testing.T) {
 	t.Parallel()
 	r := Root{ID: "p", Dir: "/d", Kind: KindDebian, Package: "p",

@@ -28,9 +28,14 @@ type Eval struct {
 	// what the model serves; name queries are split identifiers, where
 	// BM25's exact term matches are hard to beat.
 	ByKind map[string]KindEval `json:"by_kind,omitempty"`
+	// ByLang holds them over the queries of each language's pairs (the
+	// documents stay all held-out codes): where a language's training
+	// data is thin, its row shows it.
+	ByLang map[string]KindEval `json:"by_lang,omitempty"`
 }
 
-// KindEval is held-out MRR@10 over the queries of one pair kind.
+// KindEval is held-out MRR@10 over the queries of one pair kind or
+// language.
 type KindEval struct {
 	Queries int     `json:"queries"`
 	Dense   float64 `json:"dense"`
@@ -43,6 +48,7 @@ type KindEval struct {
 type evalSet struct {
 	queries []string
 	kinds   []string // pair kind per query
+	langs   []string // language per query
 	target  []int
 	docs    []string
 	bm25    *bm25
@@ -70,10 +76,34 @@ func newEvalSet(pairs []Pair, maxQueries int, pathHeader bool) *evalSet {
 		if maxQueries <= 0 || len(es.queries) < maxQueries {
 			es.queries = append(es.queries, p.Query)
 			es.kinds = append(es.kinds, p.Kind)
+			es.langs = append(es.langs, p.Lang)
 			es.target = append(es.target, id)
 		}
 	}
 	return es
+}
+
+// groupEval scores the queries of each group (a kind or a language,
+// group[i] that of query i; "" is no group) from their dense, BM25 and
+// fused ranks; nil when no query has a group.
+func groupEval(group []string, dense, bm25, fused []int) map[string]KindEval {
+	ranks := map[string][3][]int{}
+	for i, g := range group {
+		if g == "" {
+			continue
+		}
+		r := ranks[g]
+		r[0], r[1], r[2] = append(r[0], dense[i]), append(r[1], bm25[i]), append(r[2], fused[i])
+		ranks[g] = r
+	}
+	if len(ranks) == 0 {
+		return nil
+	}
+	out := make(map[string]KindEval, len(ranks))
+	for g, r := range ranks {
+		out[g] = KindEval{Queries: len(r[0]), Dense: mrr(r[0], mrrCutoff), BM25: mrr(r[1], mrrCutoff), Fused: mrr(r[2], mrrCutoff)}
+	}
+	return out
 }
 
 // rankOf returns the 1-based rank of document t under scores: one plus
@@ -229,20 +259,7 @@ func (es *evalSet) evaluate(ctx context.Context, m *model, workers int) (Eval, e
 		BM25:  mrr(es.bm25Rank, mrrCutoff),
 		Fused: mrr(fused, mrrCutoff),
 	}
-	byKind := map[string][3][]int{}
-	for i, k := range es.kinds {
-		if k == "" {
-			continue
-		}
-		r := byKind[k]
-		r[0], r[1], r[2] = append(r[0], denseRank[i]), append(r[1], es.bm25Rank[i]), append(r[2], fused[i])
-		byKind[k] = r
-	}
-	if len(byKind) > 0 {
-		ev.ByKind = map[string]KindEval{}
-		for k, r := range byKind {
-			ev.ByKind[k] = KindEval{Queries: len(r[0]), Dense: mrr(r[0], mrrCutoff), BM25: mrr(r[1], mrrCutoff), Fused: mrr(r[2], mrrCutoff)}
-		}
-	}
+	ev.ByKind = groupEval(es.kinds, denseRank, es.bm25Rank, fused)
+	ev.ByLang = groupEval(es.langs, denseRank, es.bm25Rank, fused)
 	return ev, nil
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -216,14 +217,11 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		res.Evals = append(res.Evals, ev)
 		fmt.Fprintf(out, "%s: held-out MRR@10 dense %.4f  bm25 %.4f  fused %.4f  (%d queries, %d codes, %s)\n",
 			label, ev.Dense, ev.BM25, ev.Fused, ev.Queries, ev.Docs, time.Since(t0).Round(time.Millisecond))
-		kinds := make([]string, 0, len(ev.ByKind))
-		for k := range ev.ByKind {
-			kinds = append(kinds, k)
-		}
-		slices.Sort(kinds)
-		for _, k := range kinds {
-			ke := ev.ByKind[k]
-			fmt.Fprintf(out, "    %-8s dense %.4f  bm25 %.4f  fused %.4f  (%d queries)\n", k, ke.Dense, ke.BM25, ke.Fused, ke.Queries)
+		for _, g := range []map[string]KindEval{ev.ByKind, ev.ByLang} {
+			for _, k := range slices.Sorted(maps.Keys(g)) {
+				ke := g[k]
+				fmt.Fprintf(out, "    %-10s dense %.4f  bm25 %.4f  fused %.4f  (%d queries)\n", k, ke.Dense, ke.BM25, ke.Fused, ke.Queries)
+			}
 		}
 		return nil
 	}

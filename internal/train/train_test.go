@@ -121,13 +121,14 @@ func TestTrainLossDecreases(t *testing.T) {
 	}
 }
 
-// TestEvalByKind: held-out scores are also reported per pair kind, over
-// exactly the queries of that kind.
+// TestEvalByKind: held-out scores are also reported per pair kind and
+// per language, over exactly the queries of that kind or language.
 func TestEvalByKind(t *testing.T) {
 	t.Parallel()
 	held := synthPairs(60, 2, "heldout")
 	for i := range held {
 		held[i].Kind = []string{"doc", "name", "name"}[i%3]
+		held[i].Lang = []string{"go", "csharp", "go", "go", "bash"}[i%5]
 	}
 	o := smallOptions()
 	o.Epochs = 2
@@ -148,6 +149,13 @@ func TestEvalByKind(t *testing.T) {
 		if want := (20*c.doc + 40*c.nam) / 60; math.Abs(c.all-want) > 1e-9 {
 			t.Errorf("%s: overall %.6f, want the mean of the kinds %.6f", c.score, c.all, want)
 		}
+	}
+	gol, cs, sh := ev.ByLang["go"], ev.ByLang["csharp"], ev.ByLang["bash"]
+	if gol.Queries != 36 || cs.Queries != 12 || sh.Queries != 12 || len(ev.ByLang) != 3 {
+		t.Fatalf("ByLang = %+v, want 36 go, 12 csharp and 12 bash queries", ev.ByLang)
+	}
+	if want := (36*gol.Dense + 12*cs.Dense + 12*sh.Dense) / 60; math.Abs(ev.Dense-want) > 1e-9 {
+		t.Errorf("dense: overall %.6f, want the mean of the languages %.6f", ev.Dense, want)
 	}
 }
 
