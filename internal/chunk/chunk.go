@@ -58,7 +58,10 @@ package chunk
 //	9: a Python class deriving from an enumeration base (Enum, IntEnum,
 //	   Flag, Django's Choices, …) reports its assigned members as
 //	   [Decl]s "Class.NAME".
-const Version = 9
+//	10: a file whose name names no language is chunked as the language
+//	   of the interpreter its shebang line names (discover.ContentLanguage:
+//	   bin/deploy with "#!/usr/bin/env bash" is Bash; was text).
+const Version = 10
 
 // Kind names what a chunk holds.
 type Kind string

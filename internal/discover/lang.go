@@ -121,11 +121,24 @@ func Language(p string) string {
 var cppMarker = lazyre.New(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t]*\{|class[ \t]+\w+[^;(]*[{:]|(?:public|private|protected)[ \t]*:)|\bstd::\w`)
 
 // ContentLanguage refines lang, chosen by [Language] from the path, with
-// the file's content: a C header (.h) that uses C++ (templates,
-// namespaces, classes, access specifiers, std::) in its first 64 KiB is
-// [LangCPP], so that it is parsed with the C++ grammar. Any other lang is
-// returned as it is.
+// the file's content:
+//   - a C header (.h) that uses C++ (templates, namespaces, classes,
+//     access specifiers, std::) in its first 64 KiB is [LangCPP], so that
+//     it is parsed with the C++ grammar;
+//   - a file whose name gives no language ([LangText]) and whose first
+//     line is a shebang naming an interpreter ctx parses (#!/bin/sh,
+//     #!/usr/bin/env bash, #!/usr/bin/python3, #!/usr/bin/env -S node
+//     --flag) is that language ([ShebangLanguage]): bin/ and scripts/
+//     tools are code, not prose.
+//
+// Any other lang is returned as it is.
 func ContentLanguage(p, lang string, src []byte) string {
+	if lang == LangText {
+		if l := ShebangLanguage(src); l != "" {
+			return l
+		}
+		return lang
+	}
 	if lang != LangC || !strings.EqualFold(path.Ext(p), ".h") {
 		return lang
 	}
@@ -133,4 +146,49 @@ func ContentLanguage(p, lang string, src []byte) string {
 		return LangCPP
 	}
 	return lang
+}
+
+// interpreterLang maps an interpreter's name, version digits and dots
+// trimmed from its end (python3.11 → python), to the language of its
+// scripts.
+var interpreterLang = map[string]string{
+	"sh": LangBash, "bash": LangBash, "dash": LangBash, "ash": LangBash, "ksh": LangBash, "mksh": LangBash, "zsh": LangBash,
+	"python": LangPython, "pypy": LangPython,
+	"ruby": LangRuby, "jruby": LangRuby,
+	"node": LangJavaScript, "nodejs": LangJavaScript,
+	"php": LangPHP,
+	"lua": LangLua, "luajit": LangLua,
+	"elixir": LangElixir,
+}
+
+// ShebangLanguage returns the language of a script whose first line is a
+// shebang ("#!" and an interpreter's path, then arguments), or "" when
+// src does not start with one or names no interpreter in
+// interpreterLang. Through env ("#!/usr/bin/env bash", "#!/usr/bin/env
+// -S node --no-warnings"), the interpreter is env's first argument that
+// is neither an option nor a NAME=value setting.
+func ShebangLanguage(src []byte) string {
+	if len(src) < 3 || src[0] != '#' || src[1] != '!' {
+		return ""
+	}
+	line := src[2:min(len(src), 256)]
+	if i := strings.IndexByte(string(line), '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return ""
+	}
+	name := path.Base(fields[0])
+	if name == "env" {
+		name = ""
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
+				continue
+			}
+			name = path.Base(f)
+			break
+		}
+	}
+	return interpreterLang[strings.TrimRight(name, "0123456789.")]
 }

@@ -104,6 +104,19 @@ func TestContentLanguage(t *testing.T) {
 		{"uv.h", "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint uv_run(uv_loop_t* loop);\n", LangC},
 		{"uv.h", "/* a class of errors */\nstruct uv_err { int code; };\n", LangC},
 		{"main.c", "template <typename T> class X {};\n", LangC}, // only headers are judged by content
+		{"bin/deploy", "#!/bin/bash\nset -e\n", LangBash},
+		{"bin/run", "#!/bin/sh\nexec foo\n", LangBash},
+		{"scripts/release", "#!/usr/bin/env bash\n", LangBash},
+		{"tools/gen", "#!/usr/bin/env python3.11\nimport sys\n", LangPython},
+		{"tools/py", "#! /usr/bin/python3 -u\n", LangPython},
+		{"cli", "#!/usr/bin/env -S node --no-warnings\n", LangJavaScript},
+		{"cli2", "#!/usr/bin/env NODE_ENV=production node\n", LangJavaScript},
+		{"exe/rake", "#!/usr/bin/env ruby\n", LangRuby},
+		{"tool.pl", "#!/usr/bin/perl\n", LangText}, // no Perl grammar: stays text
+		{"notes", "#!not a path\n", LangText},
+		{"README", "#! is how a script starts\n", LangText},
+		{"empty", "#!", LangText},
+		{"deploy.py", "#!/bin/bash\n", LangPython}, // the name decides when it names a language
 	} {
 		if got := ContentLanguage(c.path, Language(c.path), []byte(c.src)); got != c.want {
 			t.Errorf("ContentLanguage(%s, %q) = %s, want %s", c.path, c.src, got, c.want)

@@ -254,6 +254,59 @@ func TestRunFresh(t *testing.T) {
 	}
 }
 
+// TestRunShebang: a script whose name names no language is chunked as
+// the language its shebang line names, so its functions are definitions;
+// a file without one stays text.
+func TestRunShebang(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	a := txtar.Parse([]byte(`-- bin/deploy --
+#!/usr/bin/env bash
+set -euo pipefail
+
+# deploy_release uploads the built archive and restarts the service.
+deploy_release() {
+  scp "$1" host:/srv/
+  ssh host systemctl restart app
+}
+
+deploy_release "$@"
+-- tools/report --
+#!/usr/bin/python3
+def summarize_orders(orders):
+    return sum(o.total for o in orders)
+-- NOTES --
+deploy_release is called by bin/deploy.
+`))
+	if err := txtar.Write(a, root); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	run(t, db, root, nil)
+	for path, want := range map[string]struct{ lang, symbol string }{
+		"bin/deploy":   {"bash", "deploy_release"},
+		"tools/report": {"python", "summarize_orders"},
+		"NOTES":        {"text", ""},
+	} {
+		rows, err := db.FileChunks(t.Context(), path)
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%s: %d chunks, %v", path, len(rows), err)
+		}
+		var syms []string
+		for _, r := range rows {
+			if r.Language != want.lang {
+				t.Errorf("%s: language %q, want %q", path, r.Language, want.lang)
+			}
+			if r.Symbol != "" {
+				syms = append(syms, r.Symbol)
+			}
+		}
+		if want.symbol != "" && !slices.Contains(syms, want.symbol) {
+			t.Errorf("%s: symbols %q, want %s among them", path, syms, want.symbol)
+		}
+	}
+}
+
 func TestRunIncremental(t *testing.T) {
 	t.Parallel()
 	root := repo(t)
