@@ -371,6 +371,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	pairs := fs.String("pairs", "/tmp/mine-out/pairs.jsonl", "mined pairs (JSON lines from ctx-mine)")
 	out := fs.String("out", "", "model directory to write (required); with --convert, the binary model file")
 	convert := fs.String("convert", "", "convert this model2vec-format code model directory into the binary file --out instead of training")
+	initFile := fs.String("init", "", "fine-tune this binary model file (a .ctxm such as internal/embed/builtin/model.ctxm) instead of training from scratch: its vocabulary, weights and dimensions are kept")
 	fs.IntVar(&o.Dims, "dims", 256, "vector length")
 	fs.IntVar(&o.Epochs, "epochs", 3, "passes over the training pairs")
 	fs.IntVar(&o.Batch, "batch", 256, "pairs per batch (in-batch negatives)")
@@ -410,6 +411,17 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	}
+	if *initFile != "" {
+		b, err := os.ReadFile(*initFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctx-train: %v\n", err)
+			return 1
+		}
+		if o.Init, err = static.LoadBinary(b); err != nil {
+			fmt.Fprintf(stderr, "ctx-train: %s: %v\n", *initFile, err)
+			return 1
+		}
 	}
 	start := time.Now()
 	trainSet, heldout, err := LoadPairs(*pairs)
