@@ -242,17 +242,7 @@ func DirRoots(id, dir string, split int) ([]Root, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	var lic []string
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			n := strings.ToUpper(e.Name())
-			if !e.IsDir() && (strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE") || strings.HasPrefix(n, "COPYING")) {
-				lic = append(lic, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	sort.Strings(lic)
-	return splitRoot(Root{ID: id, Dir: dir, Kind: KindDir, Files: files, LicenceFiles: lic}, split), nil
+	return splitRoot(Root{ID: id, Dir: dir, Kind: KindDir, Files: files, LicenceFiles: licenceFilesIn(dir)}, split), nil
 }
 
 // testDirs are the top-level directories of a source package that hold

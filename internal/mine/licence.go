@@ -14,18 +14,7 @@ const licenceHead = 4 << 10
 // then of the LICENSE*/LICENCE*/COPYING* files in r.Dir (sorted), whose
 // first lines it recognises. It returns "unknown" otherwise.
 func detectLicence(r Root) string {
-	files := append([]string(nil), r.LicenceFiles...)
-	if ents, err := os.ReadDir(r.Dir); err == nil {
-		var local []string
-		for _, e := range ents {
-			n := strings.ToUpper(e.Name())
-			if !e.IsDir() && (strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE") || strings.HasPrefix(n, "COPYING")) {
-				local = append(local, filepath.Join(r.Dir, e.Name()))
-			}
-		}
-		sort.Strings(local)
-		files = append(files, local...)
-	}
+	files := append(append([]string(nil), r.LicenceFiles...), licenceFilesIn(r.Dir)...)
 	for _, f := range files {
 		b, err := readHead(f, licenceHead)
 		if err != nil {
@@ -36,6 +25,24 @@ func detectLicence(r Root) string {
 		}
 	}
 	return "unknown"
+}
+
+// licenceFilesIn returns the LICENSE*, LICENCE* and COPYING* files
+// directly in dir (any case), sorted; none when dir cannot be read.
+func licenceFilesIn(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := strings.ToUpper(e.Name())
+		if !e.IsDir() && (strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE") || strings.HasPrefix(n, "COPYING")) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func readHead(p string, n int) ([]byte, error) {
