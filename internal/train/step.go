@@ -20,6 +20,7 @@ type model struct {
 	workers int
 	e       []float32 // rows×d embedding matrix E
 	acc     []float32 // rows×d Adagrad sums of squared gradients
+	frozen  []bool    // rows the update leaves alone; nil: none
 
 	// Batch scratch, sized for the largest batch seen.
 	enc     []float32   // 2B×d raw bag sums e (queries, then codes)
@@ -242,7 +243,7 @@ func (m *model) update() {
 	W := int32(m.workers)
 	m.parallel(func(w int) {
 		for si, r := range m.touched {
-			if r%W != int32(w) {
+			if r%W != int32(w) || m.frozen != nil && m.frozen[r] {
 				continue
 			}
 			g := m.rowGrad[si*d : si*d+d]

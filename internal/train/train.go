@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/embed/static"
@@ -67,8 +68,46 @@ type Options struct {
 	// Buckets are taken from it. Per-repository adaptation (ctx train)
 	// starts from the built-in model this way.
 	Init *static.Model
+	// OnlyLangs, with Init, fine-tunes only the rows of the tokens these
+	// languages' training pairs use more often than the other pairs do
+	// (occurrences over queries and codes): a language whose data was
+	// thin learns its own identifiers while every shared word (the
+	// English of doc comments, "serialize", "stream") keeps Init's row,
+	// and so the other languages' vectors do not move. Empty: every row
+	// trains.
+	OnlyLangs []string
 	// Progress receives the loss curve and evaluations; nil discards.
 	Progress io.Writer
+}
+
+// frozenRows marks the rows that a fine-tune restricted to langs leaves
+// alone (see [Options.OnlyLangs]): every row but those whose tokens
+// occur more often in langs' training pairs (qb and cb hold the pairs'
+// query and code bags, in trainSet's order) than in the rest. It also
+// returns how many rows train.
+func frozenRows(rows int, trainSet []Pair, qb, cb *bags, langs []string) ([]bool, int) {
+	in, out := make([]int32, rows), make([]int32, rows)
+	for i, p := range trainSet {
+		count := out
+		if slices.Contains(langs, p.Lang) {
+			count = in
+		}
+		for _, b := range []*bags{qb, cb} {
+			rs, _ := b.bag(i)
+			for _, r := range rs {
+				count[r]++
+			}
+		}
+	}
+	frozen := make([]bool, rows)
+	n := 0
+	for r := range frozen {
+		frozen[r] = in[r] <= out[r]
+		if !frozen[r] {
+			n++
+		}
+	}
+	return frozen, n
 }
 
 func (o *Options) setDefaults() {
@@ -204,6 +243,11 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		rows = len(initE) / opts.Dims
 	}
 	m := newModel(rows, opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed, initE)
+	if initE != nil && len(opts.OnlyLangs) > 0 {
+		var n int
+		m.frozen, n = frozenRows(rows, trainSet, qb, cb, opts.OnlyLangs)
+		fmt.Fprintf(out, "training the %d of %d rows that %s pairs use most\n", n, rows, strings.Join(opts.OnlyLangs, ", "))
+	}
 	res := &Result{Tokenizer: tok, Weights: weights, TF: opts.TF, Vocab: tok.VocabSize(), Buckets: tok.Buckets(), Dims: opts.Dims, Pairs: len(trainSet), Seed: opts.Seed}
 	evaluate := func(label string) error {
 		if es == nil {
@@ -371,6 +415,10 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	pairs := fs.String("pairs", "/tmp/mine-out/pairs.jsonl", "mined pairs (JSON lines from ctx-mine)")
 	out := fs.String("out", "", "model directory to write (required); with --convert, the binary model file")
 	convert := fs.String("convert", "", "convert this model2vec-format code model directory into the binary file --out instead of training")
+	fs.Func("only-langs", "with --init, train only the rows of tokens that these languages' pairs (comma-separated, e.g. csharp,swift,bash) use more than the others do", func(v string) error {
+		o.OnlyLangs = strings.Split(v, ",")
+		return nil
+	})
 	initFile := fs.String("init", "", "fine-tune this binary model file (a .ctxm such as internal/embed/builtin/model.ctxm) instead of training from scratch: its vocabulary, weights and dimensions are kept")
 	fs.IntVar(&o.Dims, "dims", 256, "vector length")
 	fs.IntVar(&o.Epochs, "epochs", 3, "passes over the training pairs")

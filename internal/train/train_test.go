@@ -377,3 +377,58 @@ func TestFineTune(t *testing.T) {
 		t.Error("fine-tuning did not change the matrix")
 	}
 }
+
+// TestFineTuneOnlyLangs checks Options.OnlyLangs: a fine-tune restricted
+// to one language changes only the rows of tokens that language's pairs
+// use more than the rest, and leaves every other row as the init has it.
+func TestFineTuneOnlyLangs(t *testing.T) {
+	t.Parallel()
+	o := smallOptions()
+	o.Epochs = 2
+	base, err := Train(t.Context(), synthPairs(256, 1, "train"), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := static.NewModel(ModelName, base.Tokenizer, base.Matrix.Int8(), &static.Options{Weights: base.Weights})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other language's pairs use the shared words; csharp's also use
+	// words of its own.
+	pairs := synthPairs(128, 7, "train")
+	for i := range pairs {
+		pairs[i].Lang = "go"
+		if i%2 == 0 {
+			pairs[i].Lang = "csharp"
+			pairs[i].Query += " serializer"
+			pairs[i].Code += " // dictionary serializer"
+		}
+	}
+	ft := smallOptions()
+	ft.Init, ft.Epochs, ft.LR, ft.OnlyLangs = m, 2, 0.05, []string{"csharp"}
+	res, err := Train(t.Context(), pairs, nil, ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := m.Matrix().Float32()
+	d := init.Dims
+	changed := func(r int) bool { return !slices.Equal(res.Matrix.F32[r*d:r*d+d], init.F32[r*d:r*d+d]) }
+	// csharp's own words are not in the base vocabulary: their rows are
+	// the trigram buckets only they use.
+	for _, term := range []string{"serializer", "dictionary"} {
+		for _, id := range base.Tokenizer.AppendIDs(nil, term, -1) {
+			if !changed(int(id)) {
+				t.Errorf("row %s of %q, a word only csharp uses, did not train", base.Tokenizer.Token(int(id)), term)
+			}
+		}
+	}
+	for _, term := range []string{"parse", "header", "return"} {
+		ids := base.Tokenizer.AppendIDs(nil, term, -1)
+		if len(ids) == 0 || int(ids[0]) >= base.Tokenizer.VocabSize() {
+			t.Fatalf("%q is not in the base vocabulary", term)
+		}
+		if changed(int(ids[0])) {
+			t.Errorf("row of %q, used by both languages alike, changed", term)
+		}
+	}
+}
