@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"cmp"
 	"path"
 	"strings"
 
@@ -134,10 +135,7 @@ var cppMarker = lazyre.New(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t
 // Any other lang is returned as it is.
 func ContentLanguage(p, lang string, src []byte) string {
 	if lang == LangText {
-		if l := ShebangLanguage(src); l != "" {
-			return l
-		}
-		return lang
+		return cmp.Or(ShebangLanguage(src), lang)
 	}
 	if lang != LangC || !strings.EqualFold(path.Ext(p), ".h") {
 		return lang
@@ -171,11 +169,8 @@ func ShebangLanguage(src []byte) string {
 	if len(src) < 3 || src[0] != '#' || src[1] != '!' {
 		return ""
 	}
-	line := src[2:min(len(src), 256)]
-	if i := strings.IndexByte(string(line), '\n'); i >= 0 {
-		line = line[:i]
-	}
-	fields := strings.Fields(string(line))
+	line, _, _ := strings.Cut(string(src[2:min(len(src), 256)]), "\n")
+	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return ""
 	}

@@ -341,6 +341,21 @@ func TestGroupBatches(t *testing.T) {
 	}
 }
 
+// baseModel trains a model on synthetic pairs with o and returns it as
+// trained and as the int8 model a fine-tune starts from.
+func baseModel(t *testing.T, o Options, heldout []Pair) (*Result, *static.Model) {
+	t.Helper()
+	base, err := Train(t.Context(), synthPairs(256, 1, "train"), heldout, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := static.NewModel(ModelName, base.Tokenizer, base.Matrix.Int8(), &static.Options{Weights: base.Weights})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, m
+}
+
 // TestFineTune checks Options.Init: fine-tuning starts from the given
 // model (its held-out score before the first step is the model's own,
 // up to int8 rounding), keeps its tokenizer and weights, and trains on.
@@ -349,14 +364,7 @@ func TestFineTune(t *testing.T) {
 	o := smallOptions()
 	o.Epochs = 2
 	held := synthPairs(64, 2, "heldout")
-	base, err := Train(t.Context(), synthPairs(256, 1, "train"), held, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := static.NewModel(ModelName, base.Tokenizer, base.Matrix.Int8(), &static.Options{Weights: base.Weights})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, m := baseModel(t, o, held)
 	ft := smallOptions()
 	ft.Init, ft.Epochs, ft.Dims, ft.LR = m, 2, 999, 0.01 // Dims comes from Init
 	res, err := Train(t.Context(), synthPairs(128, 7, "train"), held, ft)
@@ -385,14 +393,7 @@ func TestFineTuneOnlyLangs(t *testing.T) {
 	t.Parallel()
 	o := smallOptions()
 	o.Epochs = 2
-	base, err := Train(t.Context(), synthPairs(256, 1, "train"), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := static.NewModel(ModelName, base.Tokenizer, base.Matrix.Int8(), &static.Options{Weights: base.Weights})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, m := baseModel(t, o, nil)
 	// The other language's pairs use the shared words; csharp's also use
 	// words of its own.
 	pairs := synthPairs(128, 7, "train")
