@@ -163,6 +163,9 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 	if len(trainSet) < 2 {
 		return nil, fmt.Errorf("%d training pairs, want at least 2", len(trainSet))
 	}
+	if len(opts.OnlyLangs) > 0 && opts.Init == nil {
+		return nil, fmt.Errorf("only languages %v: a model trained from scratch trains every row; fine-tune one (Init, ctx-train --init)", opts.OnlyLangs)
+	}
 	var (
 		tok     *static.CodeTokenizer
 		initE   []float32
@@ -243,7 +246,7 @@ func Train(ctx context.Context, trainSet, heldout []Pair, opts Options) (*Result
 		rows = len(initE) / opts.Dims
 	}
 	m := newModel(rows, opts.Dims, float32(opts.Tau), float32(opts.LR), opts.Workers, opts.Seed, initE)
-	if initE != nil && len(opts.OnlyLangs) > 0 {
+	if len(opts.OnlyLangs) > 0 {
 		var n int
 		m.frozen, n = frozenRows(rows, trainSet, qb, cb, opts.OnlyLangs)
 		fmt.Fprintf(out, "training the %d of %d rows that %s pairs use most\n", n, rows, strings.Join(opts.OnlyLangs, ", "))

@@ -411,6 +411,11 @@ func TestFineTuneOnlyLangs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scratch := smallOptions()
+	scratch.OnlyLangs = []string{"csharp"}
+	if _, err := Train(t.Context(), pairs, nil, scratch); err == nil {
+		t.Error("OnlyLangs without Init trained, want an error: there is no row to keep")
+	}
 	init := m.Matrix().Float32()
 	d := init.Dims
 	changed := func(r int) bool { return !slices.Equal(res.Matrix.F32[r*d:r*d+d], init.F32[r*d:r*d+d]) }
