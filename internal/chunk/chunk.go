@@ -59,8 +59,10 @@ package chunk
 //	   Flag, Django's Choices, …) reports its assigned members as
 //	   [Decl]s "Class.NAME".
 //	10: a file whose name names no language is chunked as the language
-//	   of the interpreter its shebang line names (discover.ContentLanguage:
-//	   bin/deploy with "#!/usr/bin/env bash" is Bash; was text).
+//	   its first line names, by a shebang or an Emacs mode line
+//	   (discover.ContentLanguage: bin/deploy with "#!/usr/bin/env bash"
+//	   and hook-functions with "# -*- shell-script -*-" are Bash; were
+//	   text).
 const Version = 10
 
 // Kind names what a chunk holds.

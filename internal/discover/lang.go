@@ -126,16 +126,18 @@ var cppMarker = lazyre.New(`(?m)^[ \t]*(?:template[ \t]*<|namespace[ \t]+\w+[ \t
 //   - a C header (.h) that uses C++ (templates, namespaces, classes,
 //     access specifiers, std::) in its first 64 KiB is [LangCPP], so that
 //     it is parsed with the C++ grammar;
-//   - a file whose name gives no language ([LangText]) and whose first
-//     line is a shebang naming an interpreter ctx parses (#!/bin/sh,
-//     #!/usr/bin/env bash, #!/usr/bin/python3, #!/usr/bin/env -S node
-//     --flag) is that language ([ShebangLanguage]): bin/ and scripts/
-//     tools are code, not prose.
+//   - a file whose name gives no language ([LangText]) is the language
+//     its first line names ([FirstLineLanguage]): a shebang naming an
+//     interpreter ctx parses (#!/bin/sh, #!/usr/bin/env bash,
+//     #!/usr/bin/python3, #!/usr/bin/env -S node --flag) or an Emacs mode
+//     line ("# -*- shell-script -*-" atop a sourced shell library,
+//     "// <vector> -*- C++ -*-" atop a C++ standard header): bin/ and
+//     scripts/ tools and extensionless headers are code, not prose.
 //
 // Any other lang is returned as it is.
 func ContentLanguage(p, lang string, src []byte) string {
 	if lang == LangText {
-		return cmp.Or(ShebangLanguage(src), lang)
+		return cmp.Or(FirstLineLanguage(src), lang)
 	}
 	if lang != LangC || !strings.EqualFold(path.Ext(p), ".h") {
 		return lang
@@ -159,17 +161,45 @@ var interpreterLang = map[string]string{
 	"elixir": LangElixir,
 }
 
-// ShebangLanguage returns the language of a script whose first line is a
-// shebang ("#!" and an interpreter's path, then arguments), or "" when
-// src does not start with one or names no interpreter in
-// interpreterLang. Through env ("#!/usr/bin/env bash", "#!/usr/bin/env
-// -S node --no-warnings"), the interpreter is env's first argument that
-// is neither an option nor a NAME=value setting.
-func ShebangLanguage(src []byte) string {
-	if len(src) < 3 || src[0] != '#' || src[1] != '!' {
+// modeLang maps an Emacs major mode, lower-cased, to the language of its
+// files.
+var modeLang = map[string]string{
+	"sh": LangBash, "shell-script": LangBash, "bash": LangBash, "ksh": LangBash, "zsh": LangBash,
+	"python": LangPython, "ruby": LangRuby, "js": LangJavaScript, "javascript": LangJavaScript,
+	"php": LangPHP, "lua": LangLua, "elixir": LangElixir, "c": LangC, "c++": LangCPP,
+}
+
+// FirstLineLanguage returns the language src's first line names, or ""
+// when it names none ctx parses:
+//   - a shebang ("#!" and an interpreter's path, then arguments) of an
+//     interpreter in interpreterLang; through env ("#!/usr/bin/env bash",
+//     "#!/usr/bin/env -S node --no-warnings") the interpreter is env's
+//     first argument that is neither an option nor a NAME=value setting;
+//   - an Emacs mode line, "-*- MODE -*-" or "-*- mode: MODE; … -*-",
+//     of a mode in modeLang.
+func FirstLineLanguage(src []byte) string {
+	line, _, _ := strings.Cut(string(src[:min(len(src), 256)]), "\n")
+	if rest, ok := strings.CutPrefix(line, "#!"); ok {
+		return shebangLanguage(rest)
+	}
+	_, mode, ok := strings.Cut(line, "-*-")
+	if mode, _, ok = strings.Cut(mode, "-*-"); !ok {
 		return ""
 	}
-	line, _, _ := strings.Cut(string(src[2:min(len(src), 256)]), "\n")
+	for _, v := range strings.Split(mode, ";") {
+		k, val, isVar := strings.Cut(v, ":")
+		if !isVar {
+			val = k
+		} else if !strings.EqualFold(strings.TrimSpace(k), "mode") {
+			continue
+		}
+		return modeLang[strings.ToLower(strings.TrimSpace(val))]
+	}
+	return ""
+}
+
+// shebangLanguage is [FirstLineLanguage] of a shebang line, "#!" cut off.
+func shebangLanguage(line string) string {
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return ""

@@ -117,6 +117,12 @@ func TestContentLanguage(t *testing.T) {
 		{"README", "#! is how a script starts\n", LangText},
 		{"empty", "#!", LangText},
 		{"deploy.py", "#!/bin/bash\n", LangPython}, // the name decides when it names a language
+		{"hook-functions", "# -*- shell-script -*-\nfoo() { :; }\n", LangBash},
+		{"vector", "// <vector> -*- C++ -*-\n", LangCPP},
+		{"lib/tool", "# -*- mode: python; coding: utf-8 -*-\n", LangPython},
+		{"notes.txt", "-*- Text -*-\n", LangText},
+		{"half", "# -*- sh\n", LangText},
+		{"tool2", "#!/usr/bin/perl\n# -*- sh -*-\n", LangText}, // a shebang decides alone
 	} {
 		if got := ContentLanguage(c.path, Language(c.path), []byte(c.src)); got != c.want {
 			t.Errorf("ContentLanguage(%s, %q) = %s, want %s", c.path, c.src, got, c.want)

@@ -255,8 +255,8 @@ func TestRunFresh(t *testing.T) {
 }
 
 // TestRunShebang: a script whose name names no language is chunked as
-// the language its shebang line names, so its functions are definitions;
-// a file without one stays text.
+// the language its shebang line (or Emacs mode line) names, so its
+// functions are definitions; a file without one stays text.
 func TestRunShebang(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -275,6 +275,12 @@ deploy_release "$@"
 #!/usr/bin/python3
 def summarize_orders(orders):
     return sum(o.total for o in orders)
+-- lib/hook-functions --
+# -*- shell-script -*-
+# copy_exec copies a binary and the libraries it loads into the image.
+copy_exec() {
+  cp "$1" "$DESTDIR/$1"
+}
 -- NOTES --
 deploy_release is called by bin/deploy.
 `))
@@ -286,6 +292,7 @@ deploy_release is called by bin/deploy.
 	for path, want := range map[string]struct{ lang, symbol string }{
 		"bin/deploy":   {"bash", "deploy_release"},
 		"tools/report": {"python", "summarize_orders"},
+		"lib/hook-functions": {"bash", "copy_exec"},
 		"NOTES":        {"text", ""},
 	} {
 		rows, err := db.FileChunks(t.Context(), path)
