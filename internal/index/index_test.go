@@ -290,10 +290,10 @@ deploy_release is called by bin/deploy.
 	db := openDB(t)
 	run(t, db, root, nil)
 	for path, want := range map[string]struct{ lang, symbol string }{
-		"bin/deploy":   {"bash", "deploy_release"},
-		"tools/report": {"python", "summarize_orders"},
+		"bin/deploy":         {"bash", "deploy_release"},
+		"tools/report":       {"python", "summarize_orders"},
 		"lib/hook-functions": {"bash", "copy_exec"},
-		"NOTES":        {"text", ""},
+		"NOTES":              {"text", ""},
 	} {
 		rows, err := db.FileChunks(t.Context(), path)
 		if err != nil || len(rows) == 0 {
