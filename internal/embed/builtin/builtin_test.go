@@ -20,6 +20,11 @@ func TestModelIntact(t *testing.T) {
 	if err := m.Verify(); err != nil {
 		t.Fatal(err)
 	}
+	// Model loads without scanning the term table; the full check runs
+	// here instead.
+	if _, err := static.LoadBinary(modelFile); err != nil {
+		t.Fatal(err)
+	}
 	if m.Dims() != 256 {
 		t.Errorf("Dims() = %d, want 256", m.Dims())
 	}

@@ -74,6 +74,20 @@ func testBinaryRoundTrip(t *testing.T, tf TF) {
 			if _, ok := tok.vocab.lookup("absent"); ok {
 				t.Error(`lookup("absent") found a term`)
 			}
+			// The trusted load skips only the term table's scan: the same
+			// bytes give the same model.
+			trusted, err := LoadBinaryTrusted(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trusted.Identity() != got.Identity() {
+				t.Errorf("trusted identity %+v, want %+v", trusted.Identity(), got.Identity())
+			}
+			for _, text := range []string{"getHTTPResponse", "zzqqx unseenThing"} {
+				if diff := cmp.Diff(got.Embed(text), trusted.Embed(text)); diff != "" {
+					t.Errorf("trusted Embed(%q) (-checked +trusted):\n%s", text, diff)
+				}
+			}
 		})
 	}
 }
