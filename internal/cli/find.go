@@ -150,13 +150,15 @@ func runFind(ctx context.Context, opts *findOptions) error {
 		resp *engine.FindResponse
 		pack func(*engine.FindResponse)
 	)
+	gcWrap, gcRestore := queryGC()
+	defer gcRestore()
 	if opts.workspace != "" {
 		members, err := d.workspaceMembers(opts.workspace)
 		if err != nil {
 			return err
 		}
 		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, "a member of workspace "+opts.workspace+" has no index yet; indexing it first")
-		req.Phase = phase
+		req.Phase = gcWrap(phase)
 		resp, err = engine.FindAcross(ctx, members, req)
 		finish()
 		if err != nil {
@@ -177,7 +179,7 @@ func runFind(ctx context.Context, opts *findOptions) error {
 			return err
 		}
 		phase, finish := indexPhases(d.IO.ErrOut, d.IO.ErrTTY, firstIndexNote(e))
-		req.Phase = phase
+		req.Phase = gcWrap(phase)
 		resp, err = e.Find(ctx, req)
 		finish()
 		if err != nil {
