@@ -162,13 +162,13 @@ const (
 	postingsQuery = `SELECT j.key, p.n, ` + postingsData + ` FROM segments s CROSS JOIN json_each(?) j CROSS JOIN postings p ON p.seg = s.seg AND p.term = j.value LEFT JOIN postings_big b ON b.id = p.big`
 )
 
-// searchStmts holds SearchBM25's statements prepared on a DB's read pool
-// (database/sql prepares each again on each connection it runs on, once).
-// Parsing them on every search cost a long-lived server 0.1-0.3 ms a
-// call (BenchmarkRetrievalGoroot's profile).
+// searchStmts holds the statements of SearchBM25 and DocFreqs prepared on
+// a DB's read pool (database/sql prepares each again on each connection
+// it runs on, once). Parsing them on every search cost a long-lived
+// server 0.1-0.3 ms a call (BenchmarkRetrievalGoroot's profile).
 type searchStmts struct {
-	mu                    sync.Mutex // guards the statements
-	stats, dead, postings *sql.Stmt  // nil until prepared
+	mu                              sync.Mutex // guards the statements
+	stats, dead, postings, docFreqs *sql.Stmt  // nil until prepared
 }
 
 // prepared returns the statements, preparing them on pool the first
@@ -183,8 +183,8 @@ func (s *searchStmts) prepared(ctx context.Context, pool *sql.DB) *searchStmts {
 	if s.postings != nil {
 		return s
 	}
-	var sts [3]*sql.Stmt
-	for i, q := range []string{searchStatsQuery, deadQuery, postingsQuery} {
+	var sts [4]*sql.Stmt
+	for i, q := range []string{searchStatsQuery, deadQuery, postingsQuery, docFreqsQuery} {
 		st, err := pool.PrepareContext(ctx, q)
 		if err != nil {
 			for _, st := range sts[:i] {
@@ -194,7 +194,7 @@ func (s *searchStmts) prepared(ctx context.Context, pool *sql.DB) *searchStmts {
 		}
 		sts[i] = st
 	}
-	s.stats, s.dead, s.postings = sts[0], sts[1], sts[2]
+	s.stats, s.dead, s.postings, s.docFreqs = sts[0], sts[1], sts[2], sts[3]
 	return s
 }
 
@@ -203,12 +203,12 @@ func (s *searchStmts) close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stats, s.dead, s.postings} {
+	for _, st := range []*sql.Stmt{s.stats, s.dead, s.postings, s.docFreqs} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
 	}
-	s.stats, s.dead, s.postings = nil, nil, nil
+	s.stats, s.dead, s.postings, s.docFreqs = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 

@@ -223,7 +223,7 @@ func TestPostingsQueryPlans(t *testing.T) {
 	}{
 		{postingsQuery, []any{`["a","b"]`}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
 		{termRowsQuery(2), []any{"a", "b"}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
-		{docFreqsQuery(2), []any{"a", "b"}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
+		{docFreqsQuery, []any{`["a","b"]`}, "SEARCH p USING PRIMARY KEY (seg=? AND term=?)"},
 		{segRowsQuery, []any{1}, "SEARCH p USING PRIMARY KEY (seg=?)"},
 		{segCountsQuery, []any{1}, "SEARCH p USING PRIMARY KEY (seg=?)"},
 	} {

@@ -62,6 +62,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -461,10 +462,10 @@ func termRowsQuery(n int) string {
 	return `SELECT p.term, ` + postingsData + ` FROM segments s CROSS JOIN postings p ON p.seg = s.seg AND p.term IN ` + placeholders(n) + ` LEFT JOIN postings_big b ON b.id = p.big`
 }
 
-// docFreqsQuery sums the entries of n terms' rows (n placeholders).
-func docFreqsQuery(n int) string {
-	return `SELECT p.term, sum(p.n) FROM segments s CROSS JOIN postings p ON p.seg = s.seg AND p.term IN ` + placeholders(n) + ` GROUP BY p.term`
-}
+// docFreqsQuery sums the entries of each term's rows, the terms given as
+// one JSON array (one statement text whatever their number, so it is
+// prepared once: see [searchStmts]); the loops run as in postingsQuery.
+const docFreqsQuery = `SELECT j.value, sum(p.n) FROM segments s CROSS JOIN json_each(?) j CROSS JOIN postings p ON p.seg = s.seg AND p.term = j.value GROUP BY j.value`
 
 // TermChunks returns the ids of the live chunks holding term in one of
 // the columns of mask (0: any), ascending.
@@ -499,6 +500,13 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 	for _, t := range terms {
 		out[t] = 0
 	}
+	// Each term once: a repeated array element would count twice.
+	list, err := json.Marshal(slices.Collect(maps.Keys(out)))
+	if err != nil {
+		return nil, fmt.Errorf("document frequencies: %v", err)
+	}
+	// Prepared before the transaction takes a connection (as SearchBM25's).
+	st := db.search.prepared(ctx, db.r)
 	// One read transaction, so the dead set and the postings are of the
 	// same commit.
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -506,12 +514,12 @@ func (db *DB) DocFreqs(ctx context.Context, terms []string) (map[string]int, err
 		return nil, fmt.Errorf("document frequencies: %v", err)
 	}
 	defer tx.Rollback()
-	dead, err := deadChunks(ctx, tx)
+	dead, err := deadChunks(ctx, st.queryIn(ctx, tx, st.dead, deadQuery))
 	if err != nil {
 		return nil, fmt.Errorf("document frequencies: %w", err)
 	}
 	if len(dead) == 0 {
-		err := each(ctx, tx, "document frequencies", docFreqsQuery(len(terms)), stringArgs(terms), func(rows *sql.Rows) error {
+		err := each(ctx, st.queryIn(ctx, tx, st.docFreqs, docFreqsQuery), "document frequencies", docFreqsQuery, []any{string(list)}, func(rows *sql.Rows) error {
 			var t string
 			var n int
 			err := rows.Scan(&t, &n)
