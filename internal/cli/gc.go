@@ -19,7 +19,8 @@ import (
 // The heap is freed when the process exits moments later.
 const queryGCPercent = 400
 
-// queryGC raises GOGC to [queryGCPercent] for a one-shot query, unless
+// queryGC raises GOGC to [queryGCPercent] for a one-shot query (`ctx
+// find`, `ctx like`), unless
 // the user set GOGC. It returns wrap, which wraps an index-phase
 // reporter so that the default comes back as soon as the query has to
 // index first (an index run's peak memory is bounded with the default;

@@ -116,6 +116,8 @@ func parseFileLines(arg string) (file string, start, end int, err error) {
 
 func runLike(ctx context.Context, opts *likeOptions) error {
 	d := opts.deps
+	_, gcRestore := queryGC() // Like never indexes
+	defer gcRestore()
 	e, err := d.engine()
 	if err != nil {
 		return err
