@@ -63,7 +63,10 @@ package chunk
 //	   (discover.ContentLanguage: bin/deploy with "#!/usr/bin/env bash"
 //	   and hook-functions with "# -*- shell-script -*-" are Bash; were
 //	   text).
-const Version = 10
+//	11: a block's summary passes over a leading licence notice, a
+//	   shebang and an editor mode line (index.Summary: "package http",
+//	   not "Copyright 2009 The Go Authors. All rights reserved.").
+const Version = 11
 
 // Kind names what a chunk holds.
 type Kind string

@@ -13,8 +13,10 @@ const maxSummaryBytes = 160
 // Summary returns the one-line description of a chunk shown in results: its
 // signature, else the first line of its doc, else its first line that says
 // something once comment markers are taken off (a block opening with
-// "/**" is summarised by the comment's first words, not by "/**");
-// whitespace collapsed and cut at 160 bytes on a rune boundary.
+// "/**" is summarised by the comment's first words, not by "/**") and a
+// leading licence notice, shebang and editor mode line are passed over
+// (see [firstSaying]); whitespace collapsed and cut at 160 bytes on a
+// rune boundary.
 func Summary(c chunk.Chunk, text string) string {
 	s := c.Signature
 	if s == "" && c.Kind == chunk.KindSection {
@@ -24,12 +26,7 @@ func Summary(c chunk.Chunk, text string) string {
 		s, _, _ = strings.Cut(strings.TrimSpace(c.Doc), "\n")
 	}
 	if s == "" {
-		for line := range strings.Lines(text) {
-			if t := stripCommentMarkers(strings.TrimSpace(line)); t != "" {
-				s = t
-				break
-			}
-		}
+		s = firstSaying(text)
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > maxSummaryBytes {
@@ -63,4 +60,94 @@ func stripCommentMarkers(t string) string {
 		t = strings.TrimSuffix(strings.TrimSpace(t), sfx)
 	}
 	return strings.TrimSpace(t)
+}
+
+// firstSaying returns the first line of text that says something once
+// comment markers are taken off, passing over what opens a file without
+// describing it: a shebang, an editor mode line ("-*- coding: utf-8 -*-")
+// and the paragraphs of a licence notice in the leading comment. Before,
+// 6,833 of the Go standard library's 106,596 chunks were summarised as
+// "Copyright 20xx The Go Authors. All rights reserved." (every file's
+// first chunk without a package doc), and leveldb's write_batch.h, whose
+// header goes on to say what a WriteBatch is, the same. A chunk that holds
+// nothing else keeps its first line.
+//
+// A notice is recognised by its first paragraph (paragraphs are split by
+// blank comment lines): one naming a copyright, an SPDX identifier or a
+// licence's usual words. The paragraphs after it that still speak of the
+// licence, its warranty or its web address are passed over with it
+// (Apache's notice is four paragraphs); the first that does not, or the
+// first line of code, is the summary.
+func firstSaying(text string) string {
+	first := ""
+	notice := false   // inside a licence notice's paragraphs
+	startPara := true // the next line that says something opens a paragraph
+	inBlock := false  // inside a /* … */ comment
+	for line := range strings.Lines(text) {
+		raw := strings.TrimSpace(line)
+		comment := inBlock || isCommentLine(raw)
+		if i := strings.Index(raw, "/*"); i >= 0 && !strings.Contains(raw[i:], "*/") {
+			inBlock = true
+		} else if inBlock && strings.Contains(raw, "*/") {
+			inBlock = false
+		}
+		t := stripCommentMarkers(raw)
+		if t == "" {
+			startPara = true
+			continue
+		}
+		if first == "" {
+			first = t
+		}
+		if !comment {
+			// Code ends the leading comments (a "package" or "#include"
+			// line says which file this is).
+			return t
+		}
+		lower := strings.ToLower(t)
+		if strings.HasPrefix(raw, "#!") || strings.Count(t, "-*-") >= 2 || strings.HasPrefix(lower, "vim:") {
+			continue
+		}
+		if startPara {
+			startPara = false
+			notice = licenceStart(lower) || notice && licenceMore(lower)
+		}
+		if !notice {
+			return t
+		}
+	}
+	return first
+}
+
+// isCommentLine reports whether a trimmed line opens with a comment marker
+// (a "#" only as "# …", "#!" or alone, so "#include" is code).
+func isCommentLine(raw string) bool {
+	for _, p := range []string{"//", "/*", "*", "<!--", "--", ";", `"""`, "'''", "#!", "# ", "#\t"} {
+		if strings.HasPrefix(raw, p) {
+			return true
+		}
+	}
+	return raw == "#"
+}
+
+// licenceStart reports whether a lower-cased line names a copyright or a
+// licence in the words notices open with.
+func licenceStart(lower string) bool {
+	for _, w := range []string{"copyright", "(c) ", "spdx-license-identifier", "licensed under", "license that can be", "governed by a", "all rights reserved", "free software", "permission is hereby granted", "this file is part of", "licensed to the apache"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// licenceMore reports whether a lower-cased paragraph opening still speaks
+// of a licence notice: the licence, its warranty or where to read it.
+func licenceMore(lower string) bool {
+	for _, w := range []string{"licen", "warrant", "http://", "https://", "distributed", "applicable law"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return licenceStart(lower)
 }

@@ -60,6 +60,48 @@ func TestSummary(t *testing.T) {
 			want: "#include <stdio.h>",
 		},
 		{
+			name: "a Go file's licence passed over for its package clause",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "// Copyright 2009 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n// license that can be found in the LICENSE file.\n\npackage http\n\nimport \"fmt\"\n",
+			want: "package http",
+		},
+		{
+			name: "a header's description after its licence",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "// Copyright (c) 2011 The LevelDB Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style license that can be\n// found in the LICENSE file.\n//\n// WriteBatch holds a collection of updates to apply atomically to a DB.\n//\n#ifndef WRITE_BATCH_H_\n",
+			want: "WriteBatch holds a collection of updates to apply atomically to a DB.",
+		},
+		{
+			name: "Apache's four paragraphs in a block comment",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "/*\n * Copyright 2015 Example Inc.\n *\n * Licensed under the Apache License, Version 2.0 (the \"License\");\n * you may not use this file except in compliance with the License.\n *\n *     http://www.apache.org/licenses/LICENSE-2.0\n *\n * Unless required by applicable law or agreed to in writing, software\n * distributed under the License is distributed on an \"AS IS\" BASIS.\n */\n\n/* Parses the wire format. */\n",
+			want: "Parses the wire format.",
+		},
+		{
+			name: "a GPL notice without stars",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "/*\n   Copyright (C) 2005 Someone\n\n   This program is free software; you can redistribute it and/or modify\n   it under the terms of the GNU General Public License.\n*/\n#include \"config.h\"\n",
+			want: "#include \"config.h\"",
+		},
+		{
+			name: "shebang, coding line and SPDX notice passed over",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# SPDX-License-Identifier: MIT\n\n# Helpers that rotate the logs.\nimport os\n",
+			want: "Helpers that rotate the logs.",
+		},
+		{
+			name: "a chunk that is only a notice keeps its first line",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "// Copyright 2020 The Authors.\n// Licensed under the MIT license.\n",
+			want: "Copyright 2020 The Authors.",
+		},
+		{
+			name: "a doc that mentions a licence later is not a notice",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "// Package spdx reads licence expressions.\n//\n// Copyright lines are kept as written.\n",
+			want: "Package spdx reads licence expressions.",
+		},
+		{
 			name: "first non-blank code line",
 			c:    chunk.Chunk{Kind: chunk.KindBlock},
 			text: "\n\n   \t\n\timport (\n\t\t\"fmt\"\n",
