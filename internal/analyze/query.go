@@ -54,6 +54,42 @@ func singular(w string) string {
 	return w[:n-1]
 }
 
+// particles are the adverbs that join a verb into one word of code
+// ("set up" → setup, "shut down" → shutdown, "time out" → timeout,
+// "log in" → login, "roll back" → rollback, "fall back" → fallback).
+var particles = map[string]bool{"up": true, "down": true, "out": true, "off": true, "in": true, "on": true, "back": true, "over": true}
+
+// verbBases returns the spellings w may have had before an English verb
+// ending was added, w itself when it has none: "looked" → look and
+// looke, "logged" → log and logg, "timed" → tim and time, "shutting" →
+// shut, "sets" → set. The guesses that are not words make terms no chunk
+// holds.
+func verbBases(w string) []string {
+	n := len(w)
+	out := []string{w}
+	doubled := func(s string) bool {
+		k := len(s)
+		return k >= 3 && s[k-1] == s[k-2] && !strings.ContainsRune("aeiousl", rune(s[k-1]))
+	}
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		b := w[:n-3]
+		out = append(out, b, b+"e")
+		if doubled(b) {
+			out = append(out, b[:len(b)-1])
+		}
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		b := w[:n-2]
+		out = append(out, b, w[:n-1])
+		if doubled(b) {
+			out = append(out, b[:len(b)-1])
+		}
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		out = append(out, w[:n-1])
+	}
+	return out
+}
+
 // Term is one analyzed query term with its weight: how many times it was
 // produced by the query (identifier parts and stems included), times 2 for
 // terms that come from an identifier written in code style.
@@ -374,6 +410,24 @@ func Analyze(raw string) *Query {
 				continue
 			}
 			a, b := lower(words[i]), lower(words[i+1])
+			if particles[b] && !particles[a] && !stopwords[a] {
+				// A verb and its particle name one thing in code:
+				// "looked up" → lookup, "shuts down" → shutdown, "log
+				// in" → login. The verb's inflection is undone by
+				// spelling; a wrong guess ("timedout") is a term no
+				// chunk holds, which the searcher drops.
+				for _, base := range verbBases(a) {
+					if base == a && !stopwords[b] {
+						continue // the plain join below makes a+b
+					}
+					if j := base + b; len(j) <= MaxTermBytes {
+						if _, ok := weights[j]; !ok {
+							add(j, joinedWeight)
+							variant[j] = true
+						}
+					}
+				}
+			}
 			if stopwords[a] || stopwords[b] || len(a)+len(b) > MaxTermBytes {
 				continue
 			}

@@ -228,6 +228,32 @@ func TestAnalyzeJoinedTerms(t *testing.T) {
 			absent: []string{"realip", "ipreal"},
 		},
 		{
+			name:  "an inflected verb and its particle",
+			query: "where are blocks looked up",
+			want:  map[string]float64{"lookup": 0.5, "lookedup": 0.5},
+		},
+		{
+			name:  "a verb's doubled consonant undone",
+			query: "when the user logged out",
+			want:  map[string]float64{"logout": 0.5},
+		},
+		{
+			name:  "a particle that is a stopword",
+			query: "how does a user log in",
+			want:  map[string]float64{"login": 0.5},
+		},
+		{
+			name:  "an -ing verb",
+			query: "shutting down the server",
+			want:  map[string]float64{"shutdown": 0.5, "shuttingdown": 0.5},
+		},
+		{
+			name:   "a particle joins only after a verb",
+			query:  "set up in time",
+			want:   map[string]float64{"setup": 0.5},
+			absent: []string{"upin"},
+		},
+		{
 			name:   "long issue text",
 			query:  issueText,
 			absent: []string{"largeheader", "idletimeout", "errorresponse", "requestlines"},

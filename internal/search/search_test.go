@@ -539,3 +539,27 @@ func TestSearchDeclaredName(t *testing.T) {
 
 // ownNamesOnly hides a source's declared names (DeclaredSource).
 type ownNamesOnly struct{ Source }
+
+// TestSearchPhrasalVerb: a question that writes a verb and its particle
+// apart, inflected ("entries looked up", "server shutting down"), finds
+// the function named by their joined base form (Lookup, Shutdown) ahead
+// of functions that share the question's other words (Entries, Serve).
+func TestSearchPhrasalVerb(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "phrasal.txtar"), nil)}
+	for _, c := range []struct {
+		query, symbol string
+	}{
+		{"where are entries looked up", "Lookup"},
+		{"what happens when the server is shutting down", "Shutdown"},
+	} {
+		res, _ := search(t, s, Request{Query: c.query, Limit: 5})
+		if len(res) == 0 || !strings.HasSuffix(res[0].Symbol, c.symbol) {
+			var got []string
+			for _, r := range res {
+				got = append(got, fmt.Sprintf("%s L%d %s", r.Path, r.StartLine, r.Symbol))
+			}
+			t.Errorf("%q: results %v, want %s first", c.query, got, c.symbol)
+		}
+	}
+}
