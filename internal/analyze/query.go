@@ -59,6 +59,26 @@ func singular(w string) string {
 // "log in" → login, "roll back" → rollback, "fall back" → fallback).
 var particles = map[string]bool{"up": true, "down": true, "out": true, "off": true, "in": true, "on": true, "back": true, "over": true}
 
+// allLetters reports whether s is one or more ASCII letters.
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // verbBases returns the spellings w may have had before an English verb
 // ending was added, w itself when it has none: "looked" → look and
 // looke, "logged" → log and logg, "timed" → tim and time, "shutting" →
@@ -372,6 +392,11 @@ func Analyze(raw string) *Query {
 	prevEnd := -1
 	Words(text, func(w string, start int) {
 		q.Words++
+		if n := len(words); n > 0 && prevEnd >= 0 && text[prevEnd:start] == "-" && allLetters(words[n-1]) && allDigits(w) {
+			// "UTF-8", "SHA-256": one word, as code writes it (Go's
+			// utf8 package, a sha256 variable).
+			add(lower(words[n-1])+w, 1)
+		}
 		words = append(words, w)
 		joinable = append(joinable, prevEnd >= 0 && strings.Trim(text[prevEnd:start], " \t") == "")
 		prevEnd = start + len(w)

@@ -254,6 +254,16 @@ func TestAnalyzeJoinedTerms(t *testing.T) {
 			absent: []string{"upin"},
 		},
 		{
+			name:  "letters hyphenated to digits are one word",
+			query: "UTF-8 validation of SHA-256 sums",
+			want:  map[string]float64{"utf8": 1, "sha256": 1},
+		},
+		{
+			name:   "letters hyphenated to letters are not",
+			query:  "read-only files",
+			absent: []string{"readonly"},
+		},
+		{
 			name:   "long issue text",
 			query:  issueText,
 			absent: []string{"largeheader", "idletimeout", "errorresponse", "requestlines"},
