@@ -66,7 +66,10 @@ package chunk
 //	11: a block's summary passes over a leading licence notice, a
 //	   shebang and an editor mode line (index.Summary: "package http",
 //	   not "Copyright 2009 The Go Authors. All rights reserved.").
-const Version = 11
+//	12: the definitions inside a JavaScript function that wraps a module
+//	   (module.exports = function (Promise) { … }, an immediately
+//	   invoked function) are chunks of their own (were blocks).
+const Version = 12
 
 // Kind names what a chunk holds.
 type Kind string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -317,5 +318,67 @@ func TestBareName(t *testing.T) {
 		if got := bareName(c.in); got != c.want {
 			t.Errorf("bareName(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestJSWrapperFunctions: the definitions inside a function that wraps a
+// whole module (a CommonJS factory assigned to module.exports, an
+// immediately invoked function) are chunks of their own, as at top level;
+// an anonymous exported function that defines nothing stays one chunk of
+// filler.
+func TestJSWrapperFunctions(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	defs := func(src string) []string {
+		var out []string
+		for _, ch := range chunkOK(t, c, discover.LangJavaScript, []byte(src)) {
+			if ch.Symbol != "" {
+				out = append(out, fmt.Sprintf("%s %s %d-%d", ch.Kind, ch.Symbol, ch.StartLine, ch.EndLine))
+			}
+		}
+		return out
+	}
+	factory := `"use strict";
+module.exports = function(Promise, INTERNAL) {
+var util = require("./util");
+
+function isPromisified(fn) {
+    return fn.__isPromisified__ === true;
+}
+
+Promise.promisifyAll = function (target, options) {
+    return promisifyAll(target, options);
+};
+
+Promise.prototype.timeout = function (ms) {
+    return this;
+};
+};
+`
+	// The factory's closing "};" joins the last definition.
+	want := []string{"function isPromisified 5-7", "function Promise.promisifyAll 9-11", "method Promise.prototype.timeout 13-16"}
+	if got := defs(factory); !slices.Equal(got, want) {
+		t.Errorf("CommonJS factory: definitions %q, want %q", got, want)
+	}
+	iife := `(function () {
+  var cache = {};
+
+  function lookup(key) {
+    return cache[key];
+  }
+
+  window.store = { lookup: lookup };
+})();
+`
+	if got, want := defs(iife), []string{"function lookup 4-6"}; !slices.Equal(got, want) {
+		t.Errorf("immediately invoked function: definitions %q, want %q", got, want)
+	}
+	plain := `module.exports = function (req, res, next) {
+  res.setHeader('X-Frame-Options', 'DENY');
+  next();
+};
+`
+	if got := defs(plain); len(got) != 0 {
+		t.Errorf("an exported middleware that defines nothing: definitions %q, want none", got)
 	}
 }

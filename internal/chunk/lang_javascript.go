@@ -27,6 +27,10 @@ var jsTypes = map[string]nodeClass{
 	// "obj.m = function () {}" at top level defines obj.m.
 	"expression_statement":  wrapper(),
 	"assignment_expression": custom(KindFunction),
+	// "(function () { … })();": a wrapper whose definitions are the
+	// file's (see jsWrapperBody).
+	"call_expression":          custom(KindFunction),
+	"parenthesized_expression": custom(KindFunction),
 }
 
 var tsTypes = func() map[string]nodeClass {
@@ -75,6 +79,14 @@ func jsResolve(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bool) 
 		return jsDeclaration(w, n, cls, sc)
 	case "assignment_expression":
 		return jsAssignment(w, n, sc)
+	case "call_expression", "parenthesized_expression":
+		if sc.m != nil {
+			return def{}, false
+		}
+		if body := jsIIFEBody(n); body != nil {
+			return def{transparent: true, members: body}, true
+		}
+		return def{}, false
 	case "module":
 		d, ok := defaultResolve(w, n, cls, sc)
 		d.name = strings.Trim(d.name, `"'`)
@@ -142,6 +154,11 @@ func jsAssignment(w *walker, n *sitter.Node, sc *scope) (def, bool) {
 	switch right.Type() {
 	case "function_expression", "function", "arrow_function", "generator_function", "generator_function_expression":
 		d.body = right.ChildByFieldName("body")
+		if body := jsWrapperBody(right); body != nil && sc.m == nil && len(lefts) == 1 && jsIsModuleExports(w, lefts[0]) {
+			// "module.exports = function (Promise, util) { … }": a
+			// factory that holds the module's definitions.
+			return def{transparent: true, members: body}, true
+		}
 	case "class", "class_expression":
 		d.kind = KindClass
 		d.body = right.ChildByFieldName("body")
@@ -212,4 +229,83 @@ func jsAssignedName(w *walker, l *sitter.Node) string {
 		return ""
 	}
 	return strings.Join(parts, ".")
+}
+
+// jsIsModuleExports reports whether l is "module.exports" itself.
+func jsIsModuleExports(w *walker, l *sitter.Node) bool {
+	if l == nil || l.Type() != "member_expression" {
+		return false
+	}
+	o, p := l.ChildByFieldName("object"), l.ChildByFieldName("property")
+	return o != nil && p != nil && o.Type() == "identifier" && w.text(o) == "module" && w.text(p) == "exports"
+}
+
+// jsIIFEBody returns the body of the function an immediately invoked
+// function expression calls ("(function () { … })()", "(function () { …
+// }())", "(() => { … })()"), when it is a wrapper (jsWrapperBody); nil
+// for any other call.
+func jsIIFEBody(n *sitter.Node) *sitter.Node {
+	for i := 0; n != nil && n.Type() == "parenthesized_expression" && i < 4; i++ {
+		n = firstNamed(n)
+	}
+	if n == nil || n.Type() != "call_expression" {
+		return nil
+	}
+	f := n.ChildByFieldName("function")
+	for i := 0; f != nil && f.Type() == "parenthesized_expression" && i < 4; i++ {
+		f = firstNamed(f)
+	}
+	if f == nil {
+		return nil
+	}
+	switch f.Type() {
+	case "function_expression", "function", "arrow_function":
+		return jsWrapperBody(f)
+	}
+	return nil
+}
+
+// jsWrapperBody returns the statement block of an anonymous function
+// that wraps a module's definitions, so the walker takes its statements
+// for top-level ones: a CommonJS factory ("module.exports =
+// function (Promise, INTERNAL) { … }", as bluebird writes each file) or
+// an immediately invoked function. It must hold a definition (a function
+// or class declaration, or a function assigned to a name) among its first
+// statements; an exported function that is itself the module's one
+// function stays filler, as it was. nil otherwise.
+func jsWrapperBody(f *sitter.Node) *sitter.Node {
+	if f.ChildByFieldName("name") != nil {
+		return nil
+	}
+	body := f.ChildByFieldName("body")
+	if body == nil || body.Type() != "statement_block" {
+		return nil
+	}
+	cnt := min(int(body.NamedChildCount()), maxScan)
+	for i := 0; i < cnt; i++ {
+		st := body.NamedChild(i)
+		switch st.Type() {
+		case "function_declaration", "generator_function_declaration", "class_declaration":
+			return body
+		case "expression_statement":
+			if a := firstNamed(st); a != nil && a.Type() == "assignment_expression" {
+				if r := a.ChildByFieldName("right"); r != nil {
+					switch r.Type() {
+					case "function_expression", "function", "arrow_function", "class":
+						return body
+					}
+				}
+			}
+		case "lexical_declaration", "variable_declaration":
+			if d := childOfType(st, "variable_declarator"); d != nil {
+				if v := d.ChildByFieldName("value"); v != nil {
+					switch v.Type() {
+					case "function_expression", "function", "arrow_function", "class":
+						return body
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -96,7 +96,9 @@ type def struct {
 	// they set their own Kind, and Breadcrumb (appended to the scope's).
 	aliases []Decl
 	// transparent: the node is not one definition but holds several
-	// (a Go type ( ... ) group); its children are walked in place.
+	// (a Go type ( ... ) group); its children are walked in place, or
+	// the children of members when set (the body of a JavaScript
+	// wrapper function).
 	transparent bool
 	// scopeName, set on a file-scoped namespace (C# namespace X; PHP
 	// namespace X;), names the scope of everything after it in the file.

@@ -252,7 +252,11 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 			ok = false
 		case d.transparent && w.depth < maxContainerDepth:
 			w.depth++
-			w.walkGroup(n, sc)
+			if d.members != nil {
+				w.walkGroup(d.members, sc)
+			} else {
+				w.walkGroup(n, sc)
+			}
 			w.depth--
 			return
 		case d.transparent:
