@@ -68,7 +68,8 @@ package chunk
 //	   not "Copyright 2009 The Go Authors. All rights reserved.").
 //	12: the definitions inside a JavaScript function that wraps a module
 //	   (module.exports = function (Promise) { … }, an immediately
-//	   invoked function) are chunks of their own (were blocks).
+//	   invoked function) are chunks of their own (were blocks); a
+//	   block's summary passes over a "use strict" directive.
 const Version = 12
 
 // Kind names what a chunk holds.

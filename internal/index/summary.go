@@ -64,8 +64,9 @@ func stripCommentMarkers(t string) string {
 
 // firstSaying returns the first line of text that says something once
 // comment markers are taken off, passing over what opens a file without
-// describing it: a shebang, an editor mode line ("-*- coding: utf-8 -*-")
-// and the paragraphs of a licence notice in the leading comment. Before,
+// describing it: a shebang, an editor mode line ("-*- coding: utf-8 -*-"),
+// a "use strict" directive and the paragraphs of a licence notice in the
+// leading comment. Before,
 // 6,833 of the Go standard library's 106,596 chunks were summarised as
 // "Copyright 20xx The Go Authors. All rights reserved." (every file's
 // first chunk without a package doc), and leveldb's write_batch.h, whose
@@ -100,6 +101,9 @@ func firstSaying(text string) string {
 			first = t
 		}
 		if !comment {
+			if isStrictDirective(raw) {
+				continue
+			}
 			// Code ends the leading comments (a "package" or "#include"
 			// line says which file this is).
 			return t
@@ -117,6 +121,17 @@ func firstSaying(text string) string {
 		}
 	}
 	return first
+}
+
+// isStrictDirective reports whether a trimmed line is JavaScript's "use
+// strict" directive, which opens most CommonJS files and says nothing
+// about them.
+func isStrictDirective(raw string) bool {
+	switch strings.TrimSuffix(raw, ";") {
+	case `"use strict"`, `'use strict'`:
+		return true
+	}
+	return false
 }
 
 // isCommentLine reports whether a trimmed line opens with a comment marker

@@ -90,6 +90,12 @@ func TestSummary(t *testing.T) {
 			want: "Helpers that rotate the logs.",
 		},
 		{
+			name: "a use strict directive passed over",
+			c:    chunk.Chunk{Kind: chunk.KindBlock},
+			text: "'use strict';\n\nmodule.exports = function(Promise, INTERNAL) {\n",
+			want: "module.exports = function(Promise, INTERNAL) {",
+		},
+		{
 			name: "a chunk that is only a notice keeps its first line",
 			c:    chunk.Chunk{Kind: chunk.KindBlock},
 			text: "// Copyright 2020 The Authors.\n// Licensed under the MIT license.\n",
