@@ -85,6 +85,9 @@ var excludedDirs = map[string]string{
 	".fleet":             "IDE state",
 	".history":           "IDE state",
 	".ipynb_checkpoints": "notebook checkpoints",
+	// quilt's copies of the files its patches change, as they were before
+	// (every Debian source tree with patches applied holds one).
+	".pc": "quilt patch state",
 }
 
 // secretDirs are credential stores, skipped whole as directories of
