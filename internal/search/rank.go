@@ -357,7 +357,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 	defs := make([]definition, len(cands))
 	heldDef, ownedDef := false, false
 	for i := range cands {
-		defs[i] = definedBy(&cands[i], names, declared, quals)
+		defs[i] = definedBy(&cands[i], names, declared, quals, q.Kind == analyze.QuerySymbol)
 		heldDef = heldDef || q.Kind == analyze.QuerySymbol && defs[i].held && syms[defs[i].name]
 		ownedDef = ownedDef || q.Kind == analyze.QuerySymbol && defs[i].owned && syms[defs[i].name]
 	}
@@ -544,17 +544,43 @@ type definition struct {
 // with Sunday, "io.Reader.Read" in the Reader interface, "Keyword =
 // Token.Keyword" in a block of module assignments. held is worked out
 // only for a name the query qualifies (quals).
-func definedBy(c *Result, names map[int64]string, declared map[int64]store.Declared, quals qualified) definition {
+func definedBy(c *Result, names map[int64]string, declared map[int64]store.Declared, quals qualified, declOnly bool) definition {
 	name, symbol, crumb, kind := names[c.ChunkID], c.Symbol, c.Breadcrumb, c.Kind
-	if d, ok := declared[c.ChunkID]; ok {
+	d, declaredHere := declared[c.ChunkID]
+	if declaredHere {
 		name, symbol, crumb, kind = d.Name, cmp.Or(d.Symbol, d.Name), d.Crumb, d.Kind
 	}
-	def := definition{name: name, isDef: name != "" && isDefinitionKind(kind)}
+	// For a symbol query (declOnly) a later piece of a split definition
+	// (a class's members past its first 60 lines, a long function's tail)
+	// continues the definition without declaring it: "ArrayList" answered
+	// a one-line comment between ArrayList's methods, a piece labelled as
+	// the class, before the piece holding its declaration (semble DEV:
+	// 28 answers now start at the declaration, NDCG@10 unchanged). A
+	// question that names a type may ask about any of its pieces: applied
+	// to every query, SWE-bench DEV 50 lost sympy-21614 ("Wrong Derivative
+	// kind attribute", whose kind property is in a later piece of class
+	// Derivative) from rank 1 to 3.
+	def := definition{name: name, isDef: name != "" && isDefinitionKind(kind) && !isConstructor(name, symbol, kind) && (!declOnly || c.Part <= 1 || declaredHere)}
 	if qs := quals[name]; def.isDef && len(qs) > 0 {
 		def.held = holdsQualifiers(c.Path, c.Language, symbol, crumb, qs)
 		def.owned = def.held && ownerQualified(symbol, qs)
 	}
 	return def
+}
+
+// isConstructor reports whether a method or function is its type's
+// constructor, named as the type is (Java, C#, C++ and Dart write
+// ArrayList.ArrayList, Foo::Foo): it builds the type but does not define
+// the name, so a question naming the type asks for the type's own chunk.
+// The symbol query "ArrayList" answered the no-argument constructor
+// first, and "how does ConcurrentHashMap resize its table" the empty
+// constructor, both lifted as definitions of the name.
+func isConstructor(name, symbol, kind string) bool {
+	if kind != "method" && kind != "function" {
+		return false
+	}
+	quals := graph.ParseLookup(symbol).Quals
+	return len(quals) > 0 && quals[len(quals)-1] == name
 }
 
 // ownedBy reports whether a definition's symbol ("AxiosHeaders.normalize",

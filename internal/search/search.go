@@ -82,6 +82,9 @@ type Result struct {
 	EndLine    int // 1-based, inclusive
 	StartByte  int // 0-based
 	EndByte    int // 0-based, exclusive
+	// Part is the chunk's piece of a split definition: 0 when whole, 1 for
+	// the piece holding its declaration, 2… for the later ones.
+	Part int
 	// FileSize and FileTime are the file's size (bytes) and mtime (Unix
 	// ns) when it was indexed, for freshness checks.
 	FileSize int64
@@ -447,7 +450,7 @@ func (s *Searcher) search(ctx context.Context, req Request, q *analyze.Query, li
 		cands = append(cands, Result{
 			ChunkID: row.ID, Path: row.Path, Language: row.Language, Kind: row.Kind, Symbol: row.Symbol,
 			Breadcrumb: row.Breadcrumb, Summary: row.Summary, StartLine: row.StartLine, EndLine: row.EndLine,
-			StartByte: row.StartByte, EndByte: row.EndByte, FileSize: row.FileSize, FileTime: row.FileTime,
+			StartByte: row.StartByte, EndByte: row.EndByte, Part: row.Part, FileSize: row.FileSize, FileTime: row.FileTime,
 			Score: score, Fused: score, Channels: f.Channels,
 		})
 	}

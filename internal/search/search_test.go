@@ -563,3 +563,20 @@ func TestSearchPhrasalVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSymbolDeclaration: a symbol query for a type answers the
+// piece of its split definition that declares it, not a later piece
+// (labelled with the class, holding only a comment between methods) and
+// not a constructor, which shares the type's name.
+func TestSearchSymbolDeclaration(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "split.txtar"), nil)}
+	res, _ := search(t, s, Request{Query: "Widget", Limit: 5})
+	if len(res) == 0 || res[0].Path != "shop/Widget.java" || res[0].StartLine > 4 || res[0].EndLine < 4 {
+		var got []string
+		for _, r := range res {
+			got = append(got, fmt.Sprintf("%s L%d-L%d %s %s part %d", r.Path, r.StartLine, r.EndLine, r.Kind, r.Symbol, r.Part))
+		}
+		t.Errorf("Widget: results %v, want shop/Widget.java's piece holding line 4 (class Widget) first", got)
+	}
+}
