@@ -70,7 +70,9 @@ package chunk
 //	   (module.exports = function (Promise) { … }, an immediately
 //	   invoked function) are chunks of their own (were blocks); a
 //	   block's summary passes over a "use strict" directive.
-const Version = 12
+//	13: C# "#if … #endif" nodes are transparent, as C's are: a class the
+//	   grammar takes into one (after an attribute under #if) is a chunk.
+const Version = 13
 
 // Kind names what a chunk holds.
 type Kind string

@@ -382,3 +382,46 @@ Promise.prototype.timeout = function (ms) {
 		t.Errorf("an exported middleware that defines nothing: definitions %q, want none", got)
 	}
 }
+
+// TestCSharpDirectiveAroundAttribute: "#if DEBUG … #endif" around a
+// class's attribute takes the class into the directive's node in
+// tree-sitter's C# grammar; the class and its members are still chunks.
+func TestCSharpDirectiveAroundAttribute(t *testing.T) {
+	t.Parallel()
+	src := `using System.Diagnostics;
+
+namespace Vault.Security
+{
+	/// <summary>
+	/// A string kept encrypted in memory.
+	/// </summary>
+#if (DEBUG && !LITE)
+	[DebuggerDisplay("{Read()}")]
+#endif
+	public sealed class SecretText
+	{
+		private string m_plain = null;
+
+		private static readonly SecretText m_empty = new SecretText();
+		public static SecretText Empty
+		{
+			get { return m_empty; }
+		}
+
+		public string Read()
+		{
+			return m_plain ?? string.Empty;
+		}
+	}
+}
+`
+	var got []string
+	for _, c := range chunkOK(t, New(nil), discover.LangCSharp, []byte(src)) {
+		if c.Kind == KindClass || c.Kind == KindFunction || c.Kind == KindMethod {
+			got = append(got, fmt.Sprintf("%s %s", c.Kind, c.Symbol))
+		}
+	}
+	if want := []string{"class SecretText", "method SecretText.Read"}; !slices.Equal(got, want) {
+		t.Errorf("definitions %q, want %q", got, want)
+	}
+}

@@ -55,6 +55,12 @@ func init() {
 			"conversion_operator_declaration":   defOf(KindFunction),
 			"local_function_statement":          defOf(KindFunction),
 			"declaration_list":                  body(),
+			// "#if DEBUG … #endif" around an attribute often takes the
+			// class after it into the directive's node (KeePass's
+			// ProtectedString): its members are the scope's, as in C.
+			"preproc_if":   transparent(),
+			"preproc_elif": transparent(),
+			"preproc_else": transparent(),
 		},
 		resolve:      classResolve,
 		lineComments: cComments.line,
