@@ -294,6 +294,15 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 		syms[l] = true
 		symsFold[strings.ToLower(l)] = true
 	}
+	// A Rust macro is asked for as it is invoked ("select!", "vec!") and
+	// defined without the "!" (macro_rules! select); the "!" stays on
+	// every other name (Ruby's save!).
+	macroSyms := map[string]bool{}
+	for s := range syms {
+		if m, ok := strings.CutSuffix(s, "!"); ok && m != "" {
+			macroSyms[m] = true
+		}
+	}
 
 	named := map[string]bool{}
 	for _, n := range q.Names {
@@ -393,7 +402,7 @@ func rank(q *analyze.Query, words queryWords, quals qualified, cands []Result, n
 				// DEV NDCG@10 unchanged (0.848) either way.
 				add += tune.DefBoostOther * top
 				c.Boosts = append(c.Boosts, "owner-definition")
-			case q.Kind == analyze.QuerySymbol && syms[name]:
+			case q.Kind == analyze.QuerySymbol && (syms[name] || c.Kind == "macro" && macroSyms[name]):
 				b := tune.DefBoost
 				switch {
 				case held && !d.owned && ownedDef:

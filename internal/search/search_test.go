@@ -580,3 +580,18 @@ func TestSearchSymbolDeclaration(t *testing.T) {
 		t.Errorf("Widget: results %v, want shop/Widget.java's piece holding line 4 (class Widget) first", got)
 	}
 }
+
+// TestSearchRustMacroInvocation: "select!" asks for the macro as it is
+// invoked, defined as macro_rules! select, before a struct Select.
+func TestSearchRustMacroInvocation(t *testing.T) {
+	t.Parallel()
+	s := &Searcher{DB: buildIndex(t, extract(t, "macro.txtar"), nil)}
+	res, _ := search(t, s, Request{Query: "select!", Limit: 5})
+	if len(res) == 0 || res[0].Path != "src/macros.rs" {
+		var got []string
+		for _, r := range res {
+			got = append(got, fmt.Sprintf("%s L%d %s %s", r.Path, r.StartLine, r.Kind, r.Symbol))
+		}
+		t.Errorf("select!: results %v, want the macro in src/macros.rs first", got)
+	}
+}
