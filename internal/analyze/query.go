@@ -62,17 +62,7 @@ var particles = map[string]bool{"up": true, "down": true, "out": true, "off": tr
 // allLetters reports whether s is one or more ASCII letters.
 func allLetters(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// allDigits reports whether s is one or more ASCII digits.
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+		if !isLetter(s[i]) {
 			return false
 		}
 	}
@@ -392,7 +382,7 @@ func Analyze(raw string) *Query {
 	prevEnd := -1
 	Words(text, func(w string, start int) {
 		q.Words++
-		if n := len(words); n > 0 && prevEnd >= 0 && text[prevEnd:start] == "-" && allLetters(words[n-1]) && allDigits(w) {
+		if n := len(words); n > 0 && prevEnd >= 0 && text[prevEnd:start] == "-" && allLetters(words[n-1]) && isDigitString(w) {
 			// "UTF-8", "SHA-256": one word, as code writes it (Go's
 			// utf8 package, a sha256 variable).
 			add(lower(words[n-1])+w, 1)

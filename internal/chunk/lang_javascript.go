@@ -114,12 +114,12 @@ func jsDeclaration(w *walker, n *sitter.Node, cls nodeClass, sc *scope) (def, bo
 	}
 	value := decl.ChildByFieldName("value")
 	if value != nil {
-		switch value.Type() {
-		case "arrow_function", "function_expression", "function", "generator_function", "generator_function_expression":
+		switch t := value.Type(); {
+		case jsIsFunction(t):
 			d.kind = KindFunction
 			d.body = value.ChildByFieldName("body")
 			return d, true
-		case "class", "class_expression":
+		case jsIsClass(t):
 			d.kind = KindClass
 			d.body = value.ChildByFieldName("body")
 			d.container, d.members, d.qualifies = d.body != nil, value, true
@@ -151,15 +151,15 @@ func jsAssignment(w *walker, n *sitter.Node, sc *scope) (def, bool) {
 		return def{}, false
 	}
 	d := def{node: n, kind: KindFunction}
-	switch right.Type() {
-	case "function_expression", "function", "arrow_function", "generator_function", "generator_function_expression":
+	switch t := right.Type(); {
+	case jsIsFunction(t):
 		d.body = right.ChildByFieldName("body")
 		if body := jsWrapperBody(right); body != nil && sc.m == nil && len(lefts) == 1 && jsIsModuleExports(w, lefts[0]) {
 			// "module.exports = function (Promise, util) { … }": a
 			// factory that holds the module's definitions.
 			return def{transparent: true, members: body}, true
 		}
-	case "class", "class_expression":
+	case jsIsClass(t):
 		d.kind = KindClass
 		d.body = right.ChildByFieldName("body")
 		d.container, d.members, d.qualifies = d.body != nil, right, true
@@ -245,25 +245,36 @@ func jsIsModuleExports(w *walker, l *sitter.Node) bool {
 // }())", "(() => { … })()"), when it is a wrapper (jsWrapperBody); nil
 // for any other call.
 func jsIIFEBody(n *sitter.Node) *sitter.Node {
-	for i := 0; n != nil && n.Type() == "parenthesized_expression" && i < 4; i++ {
-		n = firstNamed(n)
-	}
+	n = jsUnparen(n)
 	if n == nil || n.Type() != "call_expression" {
 		return nil
 	}
-	f := n.ChildByFieldName("function")
-	for i := 0; f != nil && f.Type() == "parenthesized_expression" && i < 4; i++ {
-		f = firstNamed(f)
-	}
-	if f == nil {
-		return nil
-	}
-	switch f.Type() {
-	case "function_expression", "function", "arrow_function":
+	if f := jsUnparen(n.ChildByFieldName("function")); f != nil && jsIsFunction(f.Type()) {
 		return jsWrapperBody(f)
 	}
 	return nil
 }
+
+// jsUnparen returns n without the parentheses around it (up to 4).
+func jsUnparen(n *sitter.Node) *sitter.Node {
+	for i := 0; n != nil && n.Type() == "parenthesized_expression" && i < 4; i++ {
+		n = firstNamed(n)
+	}
+	return n
+}
+
+// jsIsFunction reports whether a node type is a function value
+// ("function () {}", "() => {}", a generator).
+func jsIsFunction(t string) bool {
+	switch t {
+	case "function_expression", "function", "arrow_function", "generator_function", "generator_function_expression":
+		return true
+	}
+	return false
+}
+
+// jsIsClass reports whether a node type is a class value ("class {}").
+func jsIsClass(t string) bool { return t == "class" || t == "class_expression" }
 
 // jsWrapperBody returns the statement block of an anonymous function
 // that wraps a module's definitions, so the walker takes its statements
@@ -281,6 +292,9 @@ func jsWrapperBody(f *sitter.Node) *sitter.Node {
 	if body == nil || body.Type() != "statement_block" {
 		return nil
 	}
+	// defining: a value the walker resolves as a definition when it is
+	// assigned or declared (jsAssignment, jsDeclaration).
+	defining := func(v *sitter.Node) bool { return v != nil && (jsIsFunction(v.Type()) || jsIsClass(v.Type())) }
 	cnt := min(int(body.NamedChildCount()), maxScan)
 	for i := 0; i < cnt; i++ {
 		st := body.NamedChild(i)
@@ -288,22 +302,12 @@ func jsWrapperBody(f *sitter.Node) *sitter.Node {
 		case "function_declaration", "generator_function_declaration", "class_declaration":
 			return body
 		case "expression_statement":
-			if a := firstNamed(st); a != nil && a.Type() == "assignment_expression" {
-				if r := a.ChildByFieldName("right"); r != nil {
-					switch r.Type() {
-					case "function_expression", "function", "arrow_function", "class":
-						return body
-					}
-				}
+			if a := firstNamed(st); a != nil && a.Type() == "assignment_expression" && defining(a.ChildByFieldName("right")) {
+				return body
 			}
 		case "lexical_declaration", "variable_declaration":
-			if d := childOfType(st, "variable_declarator"); d != nil {
-				if v := d.ChildByFieldName("value"); v != nil {
-					switch v.Type() {
-					case "function_expression", "function", "arrow_function", "class":
-						return body
-					}
-				}
+			if d := childOfType(st, "variable_declarator"); d != nil && defining(d.ChildByFieldName("value")) {
+				return body
 			}
 		}
 	}

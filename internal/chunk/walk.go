@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"cmp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -252,11 +253,7 @@ func (w *walker) visit(n *sitter.Node, sc *scope, bodies bool) {
 			ok = false
 		case d.transparent && w.depth < maxContainerDepth:
 			w.depth++
-			if d.members != nil {
-				w.walkGroup(d.members, sc)
-			} else {
-				w.walkGroup(n, sc)
-			}
+			w.walkGroup(cmp.Or(d.members, n), sc)
 			w.depth--
 			return
 		case d.transparent:
